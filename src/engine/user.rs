@@ -1,0 +1,75 @@
+//! The virtual user's own state (what a JMeter thread keeps): variables, random source,
+//! identity, previous sample, and per-element slots for elements with per-user state.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rand::rngs::SmallRng;
+
+use super::RunShared;
+use crate::expr::{EvalContext, ThreadInfo, Variables};
+use crate::results::SampleResult;
+
+pub struct UserState {
+    pub vars: Variables,
+    pub rng: SmallRng,
+    pub thread: ThreadInfo,
+    /// The last recorded sample (`prev`).
+    pub prev: Option<SampleResult>,
+    /// Per-user state of plan elements (a per-user Counter, CSV cursor, keep-alive
+    /// connections), keyed by the element's id.
+    slots: HashMap<usize, Box<dyn Any + Send>>,
+    /// Thread-group iteration number, 1-based once the first iteration started.
+    pub iteration: u64,
+    /// The run this user belongs to.
+    pub run: Arc<RunShared>,
+}
+
+impl UserState {
+    pub fn new(run: Arc<RunShared>, thread: ThreadInfo, vars: Variables, rng: SmallRng) -> Self {
+        UserState {
+            vars,
+            rng,
+            thread,
+            prev: None,
+            slots: HashMap::new(),
+            iteration: 0,
+            run,
+        }
+    }
+
+    /// An evaluation context for expressions read while preparing `sampler_name`.
+    pub fn eval<'a>(&'a mut self, sampler_name: &'a str) -> EvalContext<'a> {
+        EvalContext {
+            vars: &mut self.vars,
+            props: &self.run.props,
+            thread: &self.thread,
+            test: &self.run.test,
+            rng: &mut self.rng,
+            sampler_name,
+            prev: self.prev.as_ref(),
+        }
+    }
+
+    /// The per-user state of element `id`, created by `init` on first use.
+    pub fn slot<T: Any + Send>(&mut self, id: usize, init: impl FnOnce() -> T) -> &mut T {
+        let fresh = match self.slots.get(&id) {
+            Some(existing) => !existing.is::<T>(),
+            None => true,
+        };
+        if fresh {
+            self.slots.insert(id, Box::new(init()));
+        }
+        self.slots
+            .get_mut(&id)
+            .expect("slot was just filled")
+            .downcast_mut::<T>()
+            .expect("slot holds the type it was just given")
+    }
+
+    /// Forgets the per-user state of element `id`.
+    pub fn clear_slot(&mut self, id: usize) {
+        self.slots.remove(&id);
+    }
+}

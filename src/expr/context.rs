@@ -1,0 +1,130 @@
+//! The state an expression sees while it is evaluated.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+use rand::rngs::SmallRng;
+
+use crate::results::SampleResult;
+
+/// A virtual user's variables (JMeter's `JMeterVariables`): per user, case-sensitive strings.
+#[derive(Debug, Clone, Default)]
+pub struct Variables {
+    map: HashMap<String, String>,
+    /// State of per-thread function call sites (`__counter(TRUE)`), keyed by call-site id.
+    pub(crate) call_site_counters: HashMap<usize, i64>,
+}
+
+impl Variables {
+    pub fn new() -> Variables {
+        Variables::default()
+    }
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.map.get(name).map(String::as_str)
+    }
+    pub fn put(&mut self, name: impl Into<String>, value: impl Into<String>) {
+        self.map.insert(name.into(), value.into());
+    }
+    pub fn remove(&mut self, name: &str) -> Option<String> {
+        self.map.remove(name)
+    }
+    pub fn contains(&self, name: &str) -> bool {
+        self.map.contains_key(name)
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &String)> {
+        self.map.iter()
+    }
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+/// JMeter properties: global to the run, shared by every virtual user.
+#[derive(Debug, Default)]
+pub struct Properties {
+    map: RwLock<HashMap<String, String>>,
+}
+
+impl Properties {
+    pub fn new() -> Properties {
+        Properties::default()
+    }
+    pub fn from_map(map: HashMap<String, String>) -> Properties {
+        Properties {
+            map: RwLock::new(map),
+        }
+    }
+    pub fn get(&self, name: &str) -> Option<String> {
+        self.map.read().get(name).cloned()
+    }
+    /// Sets a property and returns the previous value.
+    pub fn set(&self, name: impl Into<String>, value: impl Into<String>) -> Option<String> {
+        self.map.write().insert(name.into(), value.into())
+    }
+    pub fn remove(&self, name: &str) -> Option<String> {
+        self.map.write().remove(name)
+    }
+    pub fn contains(&self, name: &str) -> bool {
+        self.map.read().contains_key(name)
+    }
+    /// A sorted copy of every property, for dumps (Debug Sampler).
+    pub fn snapshot(&self) -> Vec<(String, String)> {
+        let mut all: Vec<_> = self
+            .map
+            .read()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        all.sort();
+        all
+    }
+    /// A property parsed as a boolean the way Java does (`true`, any case).
+    pub fn get_bool(&self, name: &str, default: bool) -> bool {
+        match self.get(name) {
+            Some(v) => v.trim().eq_ignore_ascii_case("true"),
+            None => default,
+        }
+    }
+    pub fn get_i64(&self, name: &str, default: i64) -> i64 {
+        self.get(name)
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(default)
+    }
+}
+
+/// Facts about the run shared by all users.
+#[derive(Debug, Clone, Default)]
+pub struct TestInfo {
+    /// The plan file (its file name is `__TestPlanName`).
+    pub plan_file: PathBuf,
+    /// The folder relative file names are resolved against after the working folder.
+    pub plan_dir: PathBuf,
+}
+
+/// Who is evaluating: the virtual user's identity.
+#[derive(Debug, Clone, Default)]
+pub struct ThreadInfo {
+    /// 1-based thread number within its group (`__threadNum`).
+    pub thread_num: u32,
+    /// `Thread Group 1-3`.
+    pub thread_name: Arc<str>,
+    pub group_name: Arc<str>,
+}
+
+/// Everything an expression may read or change while it is evaluated.
+pub struct EvalContext<'a> {
+    pub vars: &'a mut Variables,
+    pub props: &'a Properties,
+    pub thread: &'a ThreadInfo,
+    pub test: &'a TestInfo,
+    pub rng: &'a mut SmallRng,
+    /// Name of the sampler being prepared (`__samplerName`), empty outside a sample.
+    pub sampler_name: &'a str,
+    /// The previous sample of this user (`__regexFunction`, scripts).
+    pub prev: Option<&'a SampleResult>,
+}

@@ -1,0 +1,102 @@
+//! JMeter expressions: `${var}` and `${__fn(a,b)}` compiled once into [`Template`]s.
+//!
+//! `plan` compiles every string property that can hold a reference into a `Template` at
+//! plan time; the engine evaluates templates per use with an [`EvalContext`] that gives
+//! access to the virtual user's variables, the global properties and thread facts.
+//! The parser follows JMeter's rules (unknown references stay literal, `\,` `\$` `\\`
+//! escapes only when the text holds a reference, commas split arguments except inside a
+//! nested `${}`); the function library lives in `functions/`, one file per group.
+
+mod context;
+mod functions;
+mod parse;
+
+pub use context::{EvalContext, Properties, TestInfo, ThreadInfo, Variables};
+pub use functions::{Function, FunctionRegistry};
+pub use parse::ExprError;
+
+use std::sync::Arc;
+
+/// A compiled property value.
+#[derive(Clone)]
+pub struct Template {
+    raw: Arc<str>,
+    parts: Arc<[Part]>,
+}
+
+/// One piece of a template.
+pub enum Part {
+    Literal(String),
+    /// `${name}`: replaced by the variable, or left as `${name}` when undefined.
+    Variable(String),
+    /// `${__fn(...)}`: a call site with its own state (counters, file cursors).
+    Call(Box<dyn Function>),
+}
+
+impl std::fmt::Debug for Template {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Template({:?})", self.raw)
+    }
+}
+
+/// What compiling a string found: the template, plus names of `${__x(..)}` calls that
+/// look like functions but are not in the registry (kept literal, as JMeter does).
+pub struct Compiled {
+    pub template: Template,
+    pub unknown_functions: Vec<String>,
+}
+
+impl Template {
+    /// A template that evaluates to `text` unchanged.
+    pub fn literal(text: &str) -> Template {
+        Template {
+            raw: Arc::from(text),
+            parts: Arc::from(vec![Part::Literal(text.to_string())]),
+        }
+    }
+
+    /// Compiles `text` with the given function registry.
+    pub fn compile(text: &str, registry: &FunctionRegistry) -> Result<Compiled, ExprError> {
+        parse::compile(text, registry)
+    }
+
+    pub(crate) fn from_parts(raw: &str, parts: Vec<Part>) -> Template {
+        Template {
+            raw: Arc::from(raw),
+            parts: Arc::from(parts),
+        }
+    }
+
+    /// The text as written in the plan.
+    pub fn raw(&self) -> &str {
+        &self.raw
+    }
+
+    /// True when evaluation cannot depend on any context.
+    pub fn is_constant(&self) -> bool {
+        self.parts.iter().all(|p| matches!(p, Part::Literal(_)))
+    }
+
+    /// Evaluates the template in `ctx`.
+    pub fn eval(&self, ctx: &mut EvalContext<'_>) -> String {
+        if let [Part::Literal(text)] = &self.parts[..] {
+            return text.clone();
+        }
+        let mut out = String::with_capacity(self.raw.len());
+        for part in self.parts.iter() {
+            match part {
+                Part::Literal(text) => out.push_str(text),
+                Part::Variable(name) => match ctx.vars.get(name) {
+                    Some(value) => out.push_str(value),
+                    None => {
+                        out.push_str("${");
+                        out.push_str(name);
+                        out.push('}');
+                    }
+                },
+                Part::Call(function) => out.push_str(&function.call(ctx)),
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,14 @@
+//! jmxr runs Apache JMeter test plans natively.
+//!
+//! The pipeline: [`jmx`] loads a `.jmx` into a lossless tree, [`plan`] turns it into
+//! typed, scoped, pre-compiled elements, [`engine`] runs virtual users through it, and
+//! every sample flows over the bounded bus in [`results`] to the sinks (`.jtl` writers,
+//! the console summariser). [`expr`] compiles `${...}` expressions; [`samplers`] speak
+//! the protocols. [`cli`] turns JMeter's command line into a run configuration.
+
+pub mod engine;
+pub mod expr;
+pub mod jmx;
+pub mod plan;
+pub mod results;
+pub mod samplers;

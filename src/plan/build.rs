@@ -1,0 +1,1 @@
+//! Walks the loaded tree into a [`TestPlan`](super::TestPlan).

@@ -1,0 +1,238 @@
+//! What element constructors use while the plan is built: template compilation, typed
+//! property access with JMeter's absent/empty rules, and diagnostics with locations.
+
+use std::sync::Arc;
+
+use crate::expr::{EvalContext, FunctionRegistry, Template};
+use crate::jmx::{Element, Property};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// Worth knowing; does not change the run.
+    Warning,
+    /// The plan cannot run as written (unsupported element that changes the load or the
+    /// verdict, invalid setting).
+    Error,
+}
+
+/// A problem found in a plan, with where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// `file:line:column`.
+    pub location: String,
+    /// `Test Plan › Users › Login [HTTPSamplerProxy]`.
+    pub path: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let level = match self.severity {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        };
+        write!(
+            f,
+            "{level}: {}: {} ({})",
+            self.location, self.message, self.path
+        )
+    }
+}
+
+/// A setting read from a property: a template evaluated at use time, then parsed.
+/// A present but empty or unparseable number is 0, as JMeter's getters return.
+#[derive(Debug, Clone)]
+pub struct Setting {
+    template: Template,
+    absent_default: Option<&'static str>,
+    present: bool,
+}
+
+impl Setting {
+    pub fn constant(text: &str) -> Setting {
+        Setting {
+            template: Template::literal(text),
+            absent_default: None,
+            present: true,
+        }
+    }
+    pub fn raw(&self) -> &str {
+        if self.present {
+            self.template.raw()
+        } else {
+            self.absent_default.unwrap_or("")
+        }
+    }
+    pub fn is_present(&self) -> bool {
+        self.present
+    }
+    pub fn template(&self) -> &Template {
+        &self.template
+    }
+    pub fn text(&self, cx: &mut EvalContext<'_>) -> String {
+        if self.present {
+            self.template.eval(cx)
+        } else {
+            self.absent_default.unwrap_or("").to_string()
+        }
+    }
+    pub fn i64(&self, cx: &mut EvalContext<'_>) -> i64 {
+        parse_i64(&self.text(cx))
+    }
+    pub fn f64(&self, cx: &mut EvalContext<'_>) -> f64 {
+        self.text(cx).trim().parse().unwrap_or(0.0)
+    }
+    pub fn bool(&self, cx: &mut EvalContext<'_>) -> bool {
+        self.text(cx).trim().eq_ignore_ascii_case("true")
+    }
+    /// The value when it needs no context, else `None`.
+    pub fn constant_text(&self) -> Option<&str> {
+        if !self.present {
+            return Some(self.absent_default.unwrap_or(""));
+        }
+        self.template.is_constant().then(|| self.template.raw())
+    }
+}
+
+/// Parses an integer as JMeter's `getPropertyAsLong` does: trimmed, 0 when invalid.
+pub fn parse_i64(text: &str) -> i64 {
+    text.trim().parse().unwrap_or(0)
+}
+
+/// Construction context for one element.
+pub struct BuildContext<'a> {
+    pub registry: &'a FunctionRegistry,
+    pub element: &'a Element,
+    /// Path of the element, for diagnostics.
+    pub path: Arc<str>,
+    /// Unique id of the element in the plan.
+    pub id: usize,
+    diagnostics: &'a mut Vec<Diagnostic>,
+}
+
+impl<'a> BuildContext<'a> {
+    pub fn new(
+        registry: &'a FunctionRegistry,
+        element: &'a Element,
+        path: Arc<str>,
+        id: usize,
+        diagnostics: &'a mut Vec<Diagnostic>,
+    ) -> Self {
+        BuildContext {
+            registry,
+            element,
+            path,
+            id,
+            diagnostics,
+        }
+    }
+
+    pub fn error(&mut self, message: impl Into<String>) {
+        self.push(Severity::Error, message.into());
+    }
+
+    pub fn warn(&mut self, message: impl Into<String>) {
+        self.push(Severity::Warning, message.into());
+    }
+
+    fn push(&mut self, severity: Severity, message: String) {
+        self.diagnostics.push(Diagnostic {
+            severity,
+            location: self.element.location(),
+            path: self.path.to_string(),
+            message,
+        });
+    }
+
+    /// Compiles text found in this element into a template, reporting unknown functions.
+    pub fn compile(&mut self, text: &str) -> Template {
+        match Template::compile(text, self.registry) {
+            Ok(compiled) => {
+                for name in compiled.unknown_functions {
+                    self.error(format!("unknown function {name} in {text:?}"));
+                }
+                compiled.template
+            }
+            Err(err) => {
+                self.error(format!("invalid expression {text:?}: {err}"));
+                Template::literal(text)
+            }
+        }
+    }
+
+    /// Raw text of a scalar property, if present.
+    pub fn raw(&self, name: &str) -> Option<&'a str> {
+        self.element.str_prop(name)
+    }
+
+    /// A string property as a template; absent means empty.
+    pub fn template(&mut self, name: &str) -> Template {
+        let text = self.raw(name).unwrap_or("");
+        self.compile(text)
+    }
+
+    /// A setting with the value JMeter uses when the property is absent.
+    pub fn setting(&mut self, name: &str, absent_default: &'static str) -> Setting {
+        match self.raw(name) {
+            Some(text) => Setting {
+                template: self.compile(text),
+                absent_default: Some(absent_default),
+                present: true,
+            },
+            None => Setting {
+                template: Template::literal(absent_default),
+                absent_default: Some(absent_default),
+                present: false,
+            },
+        }
+    }
+
+    /// A boolean known at plan time (JMeter's `getPropertyAsBoolean` on the raw text).
+    pub fn flag(&self, name: &str, absent_default: bool) -> bool {
+        match self.raw(name) {
+            Some(text) => text.trim().eq_ignore_ascii_case("true"),
+            None => absent_default,
+        }
+    }
+
+    /// Name/value pairs of an `Arguments` element property (`elementProp name=.. elementType="Arguments"`),
+    /// names trimmed, values compiled.
+    pub fn arguments(&mut self, name: &str) -> Vec<(String, Template)> {
+        let Some(prop) = self.element.prop(name) else {
+            return Vec::new();
+        };
+        let rows: Vec<(String, String)> = argument_rows(prop);
+        rows.into_iter()
+            .map(|(n, v)| {
+                let value = self.compile(&v);
+                (n, value)
+            })
+            .collect()
+    }
+}
+
+/// Reads `(Argument.name, Argument.value)` rows out of an `Arguments` property.
+pub fn argument_rows(prop: &Property) -> Vec<(String, String)> {
+    let items = match prop.child("Arguments.arguments") {
+        Some(collection) => collection.children(),
+        None => prop.children(),
+    };
+    items
+        .iter()
+        .map(|arg| {
+            let name = arg
+                .child("Argument.name")
+                .and_then(Property::as_str)
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            let value = arg
+                .child("Argument.value")
+                .and_then(Property::as_str)
+                .unwrap_or("")
+                .to_string();
+            (name, value)
+        })
+        .collect()
+}

@@ -1,0 +1,70 @@
+//! The plan: the loaded tree turned into typed, scoped, pre-compiled elements.
+//!
+//! [`build`] walks the `jmx` tree once. Every element is looked up in the compatibility
+//! [`registry`]; supported ones are constructed (templates compiled, settings parsed),
+//! and for each sampler the elements in its scope are resolved into one
+//! [`ScopePackage`] in JMeter's orders (config innermost first; pre-processors,
+//! post-processors and assertions outermost first). Problems are collected, never
+//! thrown one at a time, so `jmxr check` and a refused run list them all.
+//!
+//! Element behaviour is behind small traits ([`Sampler`], [`Timer`], [`Assertion`],
+//! [`PreProcessor`], [`PostProcessor`], [`IterationListener`]); the engine only calls
+//! these, and protocol samplers live in `samplers/`.
+
+pub mod build;
+pub mod context;
+pub mod registry;
+pub mod tree;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+pub use context::{BuildContext, Diagnostic, Setting, Severity};
+pub use tree::*;
+
+use crate::engine::UserState;
+use crate::expr::EvalContext;
+use crate::results::SampleResult;
+
+/// What a sampler gets while it runs.
+pub struct SampleContext<'a> {
+    pub user: &'a mut UserState,
+    /// The sampler's name after evaluation: the sample's label.
+    pub label: Arc<str>,
+    /// The element id, for per-user slots.
+    pub element_id: usize,
+}
+
+/// A sampler turns its (resolved) settings into one `SampleResult`, or `None` when it
+/// produces no sample (Flow Control Action).
+#[async_trait]
+pub trait Sampler: Send + Sync {
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult>;
+}
+
+/// A timer computes a delay in ms; the engine sums all timers in scope and sleeps once.
+pub trait Timer: Send + Sync {
+    fn delay_ms(&self, cx: &mut EvalContext<'_>) -> i64;
+}
+
+/// An assertion records its outcome on the result (`assertions`, `success`).
+pub trait Assertion: Send + Sync {
+    fn apply(&self, result: &mut SampleResult, cx: &mut EvalContext<'_>);
+}
+
+/// Runs before the sampler, after config merge and before timers.
+pub trait PreProcessor: Send + Sync {
+    fn process(&self, user: &mut UserState, sampler_name: &str);
+}
+
+/// Runs after the sampler, before assertions.
+pub trait PostProcessor: Send + Sync {
+    fn process(&self, result: &mut SampleResult, user: &mut UserState);
+}
+
+/// Elements that act when the nearest enclosing controller starts an iteration
+/// (Counter, CSV Data Set, Random Variable, User Parameters per iteration).
+pub trait IterationListener: Send + Sync {
+    fn iteration_start(&self, user: &mut UserState);
+}

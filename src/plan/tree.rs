@@ -1,0 +1,186 @@
+//! The typed plan the engine runs.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::{Assertion, IterationListener, PostProcessor, PreProcessor, Sampler, Setting, Timer};
+use crate::expr::Template;
+
+/// A whole runnable plan.
+pub struct TestPlan {
+    pub name: String,
+    pub file: PathBuf,
+    pub functional_mode: bool,
+    pub serialize_threadgroups: bool,
+    pub teardown_on_shutdown: bool,
+    /// User Defined Variables in tree order, each element evaluated once before the run:
+    /// the Test Plan's own table first, then every `Arguments` element.
+    pub variables: Vec<Vec<(String, Template)>>,
+    pub setup_groups: Vec<ThreadGroup>,
+    pub groups: Vec<ThreadGroup>,
+    pub teardown_groups: Vec<ThreadGroup>,
+    /// Result Collectors that write files, indexed by listener id.
+    pub listeners: Vec<ListenerSpec>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Setup,
+    Main,
+    Teardown,
+}
+
+/// What a thread does after a failed sample (`ThreadGroup.on_sample_error`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnError {
+    #[default]
+    Continue,
+    StartNextLoop,
+    StopThread,
+    StopTest,
+    StopTestNow,
+}
+
+impl OnError {
+    pub fn parse(text: &str) -> OnError {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "startnextloop" => OnError::StartNextLoop,
+            "stopthread" => OnError::StopThread,
+            "stoptest" => OnError::StopTest,
+            "stoptestnow" => OnError::StopTestNow,
+            _ => OnError::Continue,
+        }
+    }
+}
+
+pub struct ThreadGroup {
+    pub id: usize,
+    pub name: Arc<str>,
+    pub path: Arc<str>,
+    pub phase: Phase,
+    pub num_threads: Setting,
+    pub ramp_up: Setting,
+    /// Main loop count; -1 = forever.
+    pub loops: Setting,
+    pub scheduler: bool,
+    pub duration: Setting,
+    pub delay: Setting,
+    pub same_user_on_next_iteration: bool,
+    pub delayed_start: bool,
+    pub on_error: OnError,
+    /// The group's children, plus the plan-level elements, as the main controller.
+    pub body: Arc<Controller>,
+}
+
+/// A node of the execution tree.
+#[derive(Clone)]
+pub enum Node {
+    Sampler(Arc<SamplerNode>),
+    Controller(Arc<Controller>),
+}
+
+/// A sampler with everything in its scope, resolved once.
+pub struct SamplerNode {
+    pub id: usize,
+    pub name: Template,
+    pub path: Arc<str>,
+    pub sampler: Arc<dyn Sampler>,
+    pub scope: ScopePackage,
+}
+
+/// The elements that apply to one sampler, in the order JMeter runs them.
+#[derive(Clone, Default)]
+pub struct ScopePackage {
+    /// Outermost first.
+    pub pre: Vec<Arc<dyn PreProcessor>>,
+    pub timers: Vec<Arc<dyn Timer>>,
+    /// Outermost first.
+    pub post: Vec<Arc<dyn PostProcessor>>,
+    /// Outermost first.
+    pub assertions: Vec<Arc<dyn Assertion>>,
+    /// Ids of the Result Collectors in scope.
+    pub listeners: Arc<[usize]>,
+}
+
+pub struct Controller {
+    pub id: usize,
+    pub name: Template,
+    pub path: Arc<str>,
+    pub kind: ControllerKind,
+    pub children: Vec<Node>,
+    /// Elements that act when this controller starts an iteration.
+    pub iteration_listeners: Vec<Arc<dyn IterationListener>>,
+    /// For Transaction Controllers: the assertions and listeners of its own scope.
+    pub scope: ScopePackage,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThroughputStyle {
+    TotalExecutions,
+    Percent,
+}
+
+pub enum ControllerKind {
+    /// Simple, Recording Controller, Test Fragment in place, a thread group's body.
+    Simple,
+    Loop {
+        loops: Setting,
+        continue_forever: bool,
+    },
+    While {
+        condition: Template,
+    },
+    If {
+        condition: Template,
+        use_expression: bool,
+        evaluate_all: bool,
+    },
+    Transaction {
+        parent: bool,
+        include_timers: bool,
+    },
+    OnceOnly,
+    Interleave {
+        ignore_sub_controllers: bool,
+        across_threads: bool,
+    },
+    Random {
+        ignore_sub_controllers: bool,
+    },
+    RandomOrder,
+    Throughput {
+        style: ThroughputStyle,
+        per_thread: bool,
+        max_throughput: Setting,
+        percent: Setting,
+    },
+    Runtime {
+        seconds: Setting,
+    },
+    Switch {
+        value: Template,
+    },
+    ForEach {
+        input: Template,
+        output: Template,
+        use_separator: bool,
+        start: Setting,
+        end: Setting,
+    },
+    CriticalSection {
+        lock_name: Template,
+    },
+}
+
+/// A Result Collector that writes a file.
+#[derive(Debug, Clone)]
+pub struct ListenerSpec {
+    pub id: usize,
+    pub name: String,
+    pub path: Arc<str>,
+    pub filename: Template,
+    /// The `saveConfig` fields as written (tag, text); `None` when the element has none.
+    pub save_config: Option<Vec<(String, String)>>,
+    pub errors_only: bool,
+    pub success_only: bool,
+}

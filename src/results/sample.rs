@@ -1,0 +1,148 @@
+//! `SampleResult`: one measurement, as JMeter's `SampleResult` defines it.
+
+use std::sync::Arc;
+
+/// Outcome of one assertion on a sample.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AssertionResult {
+    /// The assertion element's name.
+    pub name: Arc<str>,
+    pub failure: bool,
+    pub error: bool,
+    pub failure_message: Option<String>,
+}
+
+/// One sample. Times are epoch milliseconds; `elapsed` excludes `idle_time`.
+#[derive(Debug, Clone, Default)]
+pub struct SampleResult {
+    /// Start time, epoch ms (JMeter's `timeStamp` with `sampleresult.timestamp.start=true`).
+    pub start_time: i64,
+    /// End time, epoch ms.
+    pub end_time: i64,
+    /// `elapsed`: end − start − idle.
+    pub elapsed: i64,
+    pub idle_time: i64,
+    pub latency: i64,
+    pub connect_time: i64,
+    pub label: Arc<str>,
+    pub response_code: String,
+    pub response_message: String,
+    pub thread_name: Arc<str>,
+    /// `text`, `bin` or empty.
+    pub data_type: &'static str,
+    pub success: bool,
+    /// Response body bytes as received (after decoding for HTTP: JMeter stores the decoded body).
+    pub response_data: Vec<u8>,
+    pub response_headers: String,
+    pub request_headers: String,
+    /// `samplerData`: what was sent, as text.
+    pub sampler_data: String,
+    /// Content-Type of the response (`ct` in XML).
+    pub content_type: String,
+    /// Response encoding (`de` in XML, `Encoding` column); empty means the default.
+    pub data_encoding: String,
+    /// `None` prints as `null`.
+    pub url: Option<String>,
+    /// Size of the response headers; counted in `bytes` together with the body.
+    pub headers_size: i64,
+    /// Body size when it differs from the stored data (HTTP); `None` means `response_data.len()`.
+    pub body_size: Option<i64>,
+    /// Explicit `setBytes`, used only when headers + body are 0.
+    pub bytes_override: i64,
+    pub sent_bytes: i64,
+    pub grp_threads: i32,
+    pub all_threads: i32,
+    pub sample_count: i32,
+    pub error_count: i32,
+    /// `Filename`: set when a response was saved to a file.
+    pub result_file_name: String,
+    pub assertions: Vec<AssertionResult>,
+    pub subresults: Vec<SampleResult>,
+    /// Set by scripts (`setIgnore`): the sample is not recorded.
+    pub ignore: bool,
+    /// Values of `sample_variables`, captured when the sample is published.
+    pub sample_variables: Vec<Option<String>>,
+    /// What the thread should do after this sample (set by samplers, the Result Status
+    /// Action Handler, scripts).
+    pub action: SampleAction,
+}
+
+/// A request, carried by a sample, to change the thread's course once the sample is recorded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SampleAction {
+    #[default]
+    Continue,
+    StartNextThreadLoop,
+    StartNextIterationOfCurrentLoop,
+    BreakCurrentLoop,
+    StopThread,
+    StopTest,
+    StopTestNow,
+}
+
+/// Response message prefix that marks a Transaction Controller sample.
+pub const TRANSACTION_MESSAGE_PREFIX: &str = "Number of samples in transaction";
+
+impl SampleResult {
+    /// A successful-by-default result labelled `label`, counting as one sample.
+    pub fn new(label: Arc<str>) -> SampleResult {
+        SampleResult {
+            label,
+            success: true,
+            sample_count: 1,
+            ..SampleResult::default()
+        }
+    }
+
+    /// JMeter's `getBytesAsLong`: headers + body (body falls back to the stored data length);
+    /// an explicit byte count only when that is 0.
+    pub fn bytes(&self) -> i64 {
+        let body = self
+            .body_size
+            .unwrap_or(self.response_data.len() as i64);
+        let total = self.headers_size + body;
+        if total == 0 {
+            self.bytes_override
+        } else {
+            total
+        }
+    }
+
+    /// The first failing assertion's message (`failureMessage`), or empty.
+    pub fn first_failure_message(&self) -> &str {
+        self.assertions
+            .iter()
+            .find_map(|a| {
+                (a.failure || a.error)
+                    .then_some(a.failure_message.as_deref())
+                    .flatten()
+            })
+            .unwrap_or("")
+    }
+
+    /// Whether this is a Transaction Controller sample.
+    pub fn is_transaction(&self) -> bool {
+        self.response_message.starts_with(TRANSACTION_MESSAGE_PREFIX)
+    }
+
+    /// Error count as JMeter sets it from `success` when not aggregated.
+    pub fn set_success(&mut self, success: bool) {
+        self.success = success;
+        self.error_count = if success { 0 } else { 1 };
+    }
+
+    /// Adds a sub-result the way JMeter's `addSubResult` does: sizes add up, the
+    /// end time stretches, and the child is renamed `<label>-<n>` unless `keep_label`.
+    pub fn add_subresult(&mut self, mut child: SampleResult, rename: bool) {
+        if rename {
+            child.label = Arc::from(format!("{}-{}", self.label, self.subresults.len()));
+        }
+        if child.end_time > self.end_time {
+            self.end_time = child.end_time;
+            self.elapsed = self.end_time - self.start_time - self.idle_time;
+        }
+        self.bytes_override = self.bytes() + child.bytes();
+        self.sent_bytes += child.sent_bytes;
+        self.subresults.push(child);
+    }
+}
