@@ -11,9 +11,12 @@
 //! [`PreProcessor`], [`PostProcessor`], [`IterationListener`]); the engine only calls
 //! these, and protocol samplers live in `samplers/`.
 
+pub mod assertions;
 pub mod build;
+pub mod config;
 pub mod context;
 pub mod registry;
+pub mod timers;
 pub mod tree;
 
 use std::sync::Arc;
@@ -25,7 +28,7 @@ pub use tree::*;
 
 use crate::engine::UserState;
 use crate::expr::EvalContext;
-use crate::results::SampleResult;
+use crate::results::{SampleAction, SampleResult};
 
 /// What a sampler gets while it runs.
 pub struct SampleContext<'a> {
@@ -34,6 +37,8 @@ pub struct SampleContext<'a> {
     pub label: Arc<str>,
     /// The element id, for per-user slots.
     pub element_id: usize,
+    /// Set by samplers that produce no sample but steer the thread (Flow Control Action).
+    pub action: SampleAction,
 }
 
 /// A sampler turns its (resolved) settings into one `SampleResult`, or `None` when it
