@@ -12,3 +12,4 @@ pub mod jmx;
 pub mod plan;
 pub mod results;
 pub mod samplers;
+pub mod script;

@@ -1,14 +1,134 @@
 //! The engine: schedulers start virtual users; each user walks the controllers of its
 //! thread group and runs samplers with their scope package; results go on the bus.
+//!
+//! * [`scheduler`] decides *when*: phases (setUp, main, tearDown), ramp-up, delay and
+//!   duration of each thread group.
+//! * [`vu`] is *who*: one task per virtual user, owning its [`UserState`], running the
+//!   per-sample pipeline (pre-processors, timers, sampler, post-processors, assertions,
+//!   recording) and Transaction Controllers.
+//! * [`controllers`] is how a user walks logic controllers.
+//!
+//! Samplers (*what*) are called through `plan::Sampler` and know nothing of this module
+//! beyond the user's state.
 
+mod controllers;
+mod scheduler;
+mod transaction;
 mod user;
+mod vu;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use tokio_util::sync::CancellationToken;
 
 use crate::expr::{Properties, TestInfo};
 
+pub use scheduler::run;
 pub use user::UserState;
+
+/// Threads started, running and finished, for thread-count columns and the summariser.
+#[derive(Debug, Default)]
+pub struct ThreadCounts {
+    pub active: AtomicI32,
+    pub started: AtomicU64,
+    pub finished: AtomicU64,
+}
 
 /// State shared by every virtual user of a run.
 pub struct RunShared {
     pub props: Properties,
     pub test: TestInfo,
+    /// Graceful stop of the current phase: users finish their sample, pauses end.
+    stop: Mutex<CancellationToken>,
+    /// Immediate stop: in-flight samples are abandoned too.
+    pub stop_now: CancellationToken,
+    /// Set once any stop was asked for (decides whether tearDown runs).
+    stop_requested: std::sync::atomic::AtomicBool,
+    pub counts: ThreadCounts,
+    /// Active threads per thread group id.
+    group_active: Mutex<HashMap<usize, Arc<AtomicI32>>>,
+    /// Names of `sample_variables`, saved with every sample.
+    pub sample_variables: Vec<String>,
+    /// Named locks of Critical Section Controllers, shared by all groups.
+    locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Controller state shared by all users (Throughput Controller in shared mode,
+    /// Interleave across threads), by controller id.
+    pub shared_counters: Mutex<HashMap<usize, i64>>,
+    /// Seed for per-user random sources; `None` draws from the OS.
+    pub seed: Option<u64>,
+}
+
+impl RunShared {
+    pub fn new(props: Properties, test: TestInfo, seed: Option<u64>) -> RunShared {
+        let sample_variables = props
+            .get("sample_variables")
+            .map(|v| {
+                v.split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        RunShared {
+            props,
+            test,
+            stop: Mutex::new(CancellationToken::new()),
+            stop_now: CancellationToken::new(),
+            stop_requested: Default::default(),
+            counts: ThreadCounts::default(),
+            group_active: Mutex::new(HashMap::new()),
+            sample_variables,
+            locks: Mutex::new(HashMap::new()),
+            shared_counters: Mutex::new(HashMap::new()),
+            seed,
+        }
+    }
+
+    /// The token that ends the current phase gracefully.
+    pub fn stop_token(&self) -> CancellationToken {
+        self.stop.lock().clone()
+    }
+
+    /// Asks every user to finish its current sample and stop.
+    pub fn request_stop(&self) {
+        self.stop_requested.store(true, Ordering::SeqCst);
+        self.stop.lock().cancel();
+    }
+
+    /// Stops at once: in-flight samples are abandoned.
+    pub fn request_stop_now(&self) {
+        self.request_stop();
+        self.stop_now.cancel();
+    }
+
+    pub fn stop_requested(&self) -> bool {
+        self.stop_requested.load(Ordering::SeqCst)
+    }
+
+    /// Gives the tearDown phase a fresh graceful-stop token (a stop of the main phase
+    /// must not cut tearDown short when the plan asks for it to run).
+    fn renew_stop_token(&self) {
+        if !self.stop_now.is_cancelled() {
+            *self.stop.lock() = CancellationToken::new();
+        }
+    }
+
+    fn group_counter(&self, group: usize) -> Arc<AtomicI32> {
+        self.group_active
+            .lock()
+            .entry(group)
+            .or_insert_with(|| Arc::new(AtomicI32::new(0)))
+            .clone()
+    }
+
+    fn lock_named(&self, name: &str) -> Arc<tokio::sync::Mutex<()>> {
+        self.locks
+            .lock()
+            .entry(name.to_string())
+            .or_insert_with(|| Arc::new(tokio::sync::Mutex::new(())))
+            .clone()
+    }
 }

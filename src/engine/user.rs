@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use rand::rngs::SmallRng;
+use tokio::time::Instant;
 
 use super::RunShared;
 use crate::expr::{EvalContext, ThreadInfo, Variables};
@@ -16,10 +17,13 @@ pub struct UserState {
     pub rng: SmallRng,
     pub thread: ThreadInfo,
     /// The last recorded sample (`prev`).
-    pub prev: Option<SampleResult>,
+    pub prev: Option<Arc<SampleResult>>,
+    /// With a scheduler: when this user must stop (checked between samples; pauses and
+    /// timers never run past it).
+    pub end_time: Option<Instant>,
     /// Per-user state of plan elements (a per-user Counter, CSV cursor, keep-alive
     /// connections), keyed by the element's id.
-    slots: HashMap<usize, Box<dyn Any + Send>>,
+    slots: HashMap<usize, Box<dyn Any + Send + Sync>>,
     /// Thread-group iteration number, 1-based once the first iteration started.
     pub iteration: u64,
     /// The run this user belongs to.
@@ -33,6 +37,7 @@ impl UserState {
             rng,
             thread,
             prev: None,
+            end_time: None,
             slots: HashMap::new(),
             iteration: 0,
             run,
@@ -48,12 +53,12 @@ impl UserState {
             test: &self.run.test,
             rng: &mut self.rng,
             sampler_name,
-            prev: self.prev.as_ref(),
+            prev: self.prev.as_deref(),
         }
     }
 
     /// The per-user state of element `id`, created by `init` on first use.
-    pub fn slot<T: Any + Send>(&mut self, id: usize, init: impl FnOnce() -> T) -> &mut T {
+    pub fn slot<T: Any + Send + Sync>(&mut self, id: usize, init: impl FnOnce() -> T) -> &mut T {
         let fresh = match self.slots.get(&id) {
             Some(existing) => !existing.is::<T>(),
             None => true,
@@ -71,5 +76,23 @@ impl UserState {
     /// Forgets the per-user state of element `id`.
     pub fn clear_slot(&mut self, id: usize) {
         self.slots.remove(&id);
+    }
+
+    /// Waits `ms` milliseconds, cut short by a stop of the run or the scheduler's end
+    /// time. Returns false when the wait was cut short.
+    pub async fn pause(&self, ms: u64) -> bool {
+        let mut deadline = Instant::now() + std::time::Duration::from_millis(ms);
+        let mut cut = false;
+        if let Some(end) = self.end_time {
+            if end < deadline {
+                deadline = end;
+                cut = true;
+            }
+        }
+        let stop = self.run.stop_token();
+        tokio::select! {
+            _ = tokio::time::sleep_until(deadline) => !cut,
+            _ = stop.cancelled() => false,
+        }
     }
 }

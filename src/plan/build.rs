@@ -1,1 +1,582 @@
-//! Walks the loaded tree into a [`TestPlan`](super::TestPlan).
+//! Walks the loaded tree into a [`TestPlan`]: registry lookup for every element, element
+//! construction, and scope resolution into one package per sampler.
+//!
+//! Scope follows JMeter's rules (reference §2.3–2.4): logic controllers and samplers are
+//! ordered; every other element applies to the samplers below its parent. Test-plan-level
+//! elements behave as the last children of every thread group. For each sampler the
+//! levels from the thread group down to the sampler's own children are combined:
+//! pre-processors, post-processors and assertions outermost first, config innermost first.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::context::argument_rows;
+use super::controllers;
+use super::registry::{self, Family, Status};
+use super::tree::*;
+use super::{
+    assertions, config, timers, Assertion, BuildContext, Diagnostic, IterationListener,
+    PostProcessor, PreProcessor, Severity, Timer,
+};
+use crate::expr::{FunctionRegistry, Template};
+use crate::jmx::{Element, TestTree};
+use crate::results::SampleAction;
+
+/// One element as `jmxr check` reports it.
+#[derive(Debug, Clone)]
+pub struct ElementReport {
+    pub path: String,
+    pub location: String,
+    pub class: String,
+    pub title: String,
+    pub family: Option<Family>,
+    pub status: Status,
+    pub note: String,
+}
+
+/// Everything building a plan produced.
+pub struct PlanOutcome {
+    /// The runnable plan (built even when diagnostics hold errors, so `--skip-unsupported` can run it).
+    pub plan: TestPlan,
+    pub elements: Vec<ElementReport>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl PlanOutcome {
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+    }
+}
+
+/// Builds the plan from a rewritten tree.
+pub fn build(tree: &TestTree, functions: &FunctionRegistry) -> PlanOutcome {
+    let mut builder = Builder {
+        functions,
+        diagnostics: Vec::new(),
+        elements: Vec::new(),
+        next_id: 0,
+        listeners: Vec::new(),
+        variables: Vec::new(),
+        group_iteration: Vec::new(),
+        group_numbers: [0; 3],
+    };
+    let plan = builder.plan(tree);
+    PlanOutcome {
+        plan,
+        elements: builder.elements,
+        diagnostics: builder.diagnostics,
+    }
+}
+
+struct Builder<'f> {
+    functions: &'f FunctionRegistry,
+    diagnostics: Vec<Diagnostic>,
+    elements: Vec<ElementReport>,
+    next_id: usize,
+    listeners: Vec<ListenerSpec>,
+    variables: Vec<Vec<(String, Template)>>,
+    /// Iteration listeners of the thread group being built, wherever they sit in it.
+    group_iteration: Vec<Arc<dyn IterationListener>>,
+    /// Thread groups seen so far per phase, for their numbers.
+    group_numbers: [usize; 3],
+}
+
+/// The non-ordered elements found at one level of the tree.
+#[derive(Clone, Default)]
+struct Level<'t> {
+    configs: Vec<&'t Element>,
+    pre: Vec<Arc<dyn PreProcessor>>,
+    timers: Vec<Arc<dyn Timer>>,
+    post: Vec<Arc<dyn PostProcessor>>,
+    assertions: Vec<Arc<dyn Assertion>>,
+    listeners: Vec<usize>,
+    result_actions: Vec<SampleAction>,
+    iteration: Vec<Arc<dyn IterationListener>>,
+}
+
+impl<'t> Level<'t> {
+    fn extend(&mut self, other: &Level<'t>) {
+        self.configs.extend(other.configs.iter().copied());
+        self.pre.extend(other.pre.iter().cloned());
+        self.timers.extend(other.timers.iter().cloned());
+        self.post.extend(other.post.iter().cloned());
+        self.assertions.extend(other.assertions.iter().cloned());
+        self.listeners.extend(other.listeners.iter().copied());
+        self.result_actions.extend(other.result_actions.iter().copied());
+        self.iteration.extend(other.iteration.iter().cloned());
+    }
+}
+
+/// Combines the levels (outermost first) into one sampler's package.
+fn package(levels: &[Level<'_>]) -> ScopePackage {
+    let mut out = ScopePackage::default();
+    let mut listeners = Vec::new();
+    let mut actions = Vec::new();
+    for level in levels {
+        out.pre.extend(level.pre.iter().cloned());
+        out.post.extend(level.post.iter().cloned());
+        out.assertions.extend(level.assertions.iter().cloned());
+    }
+    for level in levels.iter().rev() {
+        out.timers.extend(level.timers.iter().cloned());
+        listeners.extend(level.listeners.iter().copied());
+        actions.extend(level.result_actions.iter().copied());
+    }
+    out.listeners = Arc::from(listeners);
+    out.result_actions = actions;
+    out
+}
+
+fn path_join(parent: &str, el: &Element) -> Arc<str> {
+    let own = format!("{} [{}]", el.name, el.class);
+    if parent.is_empty() {
+        Arc::from(own)
+    } else {
+        Arc::from(format!("{parent} › {own}"))
+    }
+}
+
+fn is_thread_group(family: Option<Family>) -> bool {
+    family == Some(Family::ThreadGroup)
+}
+
+impl<'f> Builder<'f> {
+    fn id(&mut self) -> usize {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn context<'a>(&'a mut self, el: &'a Element, path: Arc<str>) -> BuildContext<'a> {
+        let id = self.id();
+        BuildContext::new(self.functions, el, path, id, &mut self.diagnostics)
+    }
+
+    /// Looks the element up, records it for `check`, and reports an unsupported one.
+    fn classify(&mut self, el: &Element, path: &str) -> (Option<Family>, Status) {
+        let info = registry::lookup(&el.class, &el.gui);
+        let (family, status, title, note) = match info {
+            Some(info) => (
+                Some(info.family),
+                info.status,
+                info.title.to_string(),
+                info.note.to_string(),
+            ),
+            None => (
+                None,
+                Status::Unsupported,
+                el.class.clone(),
+                "unknown element class".to_string(),
+            ),
+        };
+        if status == Status::Unsupported {
+            let weight = family.unwrap_or_else(|| registry::guess_family(&el.class));
+            self.diagnostics.push(Diagnostic {
+                severity: if weight.affects_run() {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                },
+                location: el.location(),
+                path: path.to_string(),
+                message: format!("{title} is not supported: {note}"),
+            });
+        }
+        self.elements.push(ElementReport {
+            path: path.to_string(),
+            location: el.location(),
+            class: el.class.clone(),
+            title,
+            family,
+            status,
+            note,
+        });
+        (family, status)
+    }
+
+    fn plan(&mut self, tree: &TestTree) -> TestPlan {
+        let root = tree.roots.iter().find(|e| e.class == "TestPlan");
+        let mut plan = TestPlan {
+            name: String::new(),
+            file: tree.file.to_path_buf(),
+            functional_mode: false,
+            serialize_threadgroups: false,
+            teardown_on_shutdown: false,
+            variables: Vec::new(),
+            setup_groups: Vec::new(),
+            groups: Vec::new(),
+            teardown_groups: Vec::new(),
+            listeners: Vec::new(),
+        };
+        for other in tree.roots.iter().filter(|e| e.class != "TestPlan") {
+            let path = path_join("", other);
+            self.classify(other, &path);
+        }
+        let Some(root) = root else {
+            self.diagnostics.push(Diagnostic {
+                severity: Severity::Error,
+                location: tree.file.display().to_string(),
+                path: String::new(),
+                message: "the file holds no Test Plan element".into(),
+            });
+            return plan;
+        };
+        let root_path = path_join("", root);
+        self.classify(root, &root_path);
+        plan.name = root.name.clone();
+        let flag = |name: &str| {
+            root.str_prop(name)
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+        };
+        plan.functional_mode = flag("TestPlan.functional_mode");
+        plan.serialize_threadgroups = flag("TestPlan.serialize_threadgroups");
+        plan.teardown_on_shutdown = flag("TestPlan.tearDown_on_shutdown");
+        if let Some(udv) = root.prop("TestPlan.user_defined_variables") {
+            let rows = argument_rows(udv);
+            let mut cx = self.context(root, root_path.clone());
+            let compiled = rows
+                .into_iter()
+                .map(|(n, v)| (n, cx.compile(&v)))
+                .collect();
+            self.variables.push(compiled);
+        }
+
+        // Plan-level non-thread-group elements apply inside every thread group.
+        let mut plan_level = Level::default();
+        let mut groups = Vec::new();
+        for child in &root.children {
+            let path = path_join(&root_path, child);
+            let (family, status) = self.classify(child, &path);
+            if is_thread_group(family) {
+                groups.push((child, path, status));
+            } else {
+                self.level_element(child, &path, family, status, &mut plan_level);
+                self.walk_unused(child, &path, family);
+            }
+        }
+        for (el, path, status) in groups {
+            let phase = match el.class.as_str() {
+                "SetupThreadGroup" => 0,
+                "PostThreadGroup" => 2,
+                _ => 1,
+            };
+            self.group_numbers[phase] += 1;
+            if status != Status::Supported {
+                self.report_subtree(el, &path);
+                continue;
+            }
+            let group = Arc::new(self.thread_group(el, path, &plan_level));
+            match el.class.as_str() {
+                "SetupThreadGroup" => plan.setup_groups.push(group),
+                "PostThreadGroup" => plan.teardown_groups.push(group),
+                _ => plan.groups.push(group),
+            }
+        }
+        plan.listeners = std::mem::take(&mut self.listeners);
+        plan.variables = std::mem::take(&mut self.variables);
+        plan
+    }
+
+    /// Reports the subtree of an element that does not run in place (a Test Fragment at
+    /// plan level, an unsupported thread group), so `check` still lists every element.
+    fn report_subtree(&mut self, el: &Element, path: &str) {
+        for child in &el.children {
+            let child_path = path_join(path, child);
+            self.classify(child, &child_path);
+            self.report_subtree(child, &child_path);
+        }
+    }
+
+    fn walk_unused(&mut self, el: &Element, path: &str, family: Option<Family>) {
+        if family == Some(Family::Controller) || !el.children.is_empty() {
+            self.report_subtree(el, path);
+        }
+    }
+
+    fn thread_group(&mut self, el: &Element, path: Arc<str>, plan_level: &Level<'_>) -> ThreadGroup {
+        let mut cx = self.context(el, path.clone());
+        let id = cx.id;
+        let num_threads = cx.setting("ThreadGroup.num_threads", "0");
+        let ramp_up = cx.setting("ThreadGroup.ramp_time", "0");
+        let scheduler = cx.flag("ThreadGroup.scheduler", false);
+        let duration = cx.setting("ThreadGroup.duration", "0");
+        let delay = cx.setting("ThreadGroup.delay", "0");
+        let same_user_on_next_iteration = cx.flag("ThreadGroup.same_user_on_next_iteration", true);
+        let delayed_start = cx.flag("ThreadGroup.delayedStart", false);
+        let on_error = OnError::parse(cx.raw("ThreadGroup.on_sample_error").unwrap_or(""));
+        let loops = match el.prop("ThreadGroup.main_controller") {
+            Some(main) => {
+                let text = main
+                    .child("LoopController.loops")
+                    .and_then(|p| p.as_str())
+                    .unwrap_or("1")
+                    .to_string();
+                let template = cx.compile(&text);
+                super::Setting::from_template(template)
+            }
+            None => super::Setting::constant("1"),
+        };
+        let name: Arc<str> = Arc::from(el.name.as_str());
+        let name_template = Template::literal(&el.name);
+        self.group_iteration = plan_level.iteration.clone();
+        let (children, level) = self.children(el, &path, &[], Some(plan_level));
+        let phase = match el.class.as_str() {
+            "SetupThreadGroup" => Phase::Setup,
+            "PostThreadGroup" => Phase::Teardown,
+            _ => Phase::Main,
+        };
+        let number = self.group_numbers[match phase {
+            Phase::Setup => 0,
+            Phase::Main => 1,
+            Phase::Teardown => 2,
+        }];
+        let body = Arc::new(Controller {
+            id,
+            name: name_template,
+            path: path.clone(),
+            kind: ControllerKind::Simple,
+            children,
+            iteration_listeners: level.iteration,
+            scope: ScopePackage::default(),
+        });
+        ThreadGroup {
+            id,
+            name,
+            path,
+            phase,
+            number,
+            iteration_listeners: std::mem::take(&mut self.group_iteration),
+            num_threads,
+            ramp_up,
+            loops,
+            scheduler,
+            duration,
+            delay,
+            same_user_on_next_iteration,
+            delayed_start,
+            on_error,
+            body,
+        }
+    }
+
+    /// Builds the ordered children (controllers and samplers) of `parent`, with
+    /// `outer` the levels above it. `extra` holds elements appended to this level
+    /// (plan-level elements inside a thread group). Returns the nodes and this level.
+    fn children<'t>(
+        &mut self,
+        parent: &'t Element,
+        parent_path: &str,
+        outer: &[Level<'t>],
+        extra: Option<&Level<'t>>,
+    ) -> (Vec<Node>, Level<'t>) {
+        let mut level = Level::default();
+        let mut ordered = Vec::new();
+        for child in &parent.children {
+            let path = path_join(parent_path, child);
+            let (family, status) = self.classify(child, &path);
+            match family {
+                Some(Family::Controller) | Some(Family::Sampler) => {
+                    ordered.push((child, path, family, status))
+                }
+                Some(Family::ThreadGroup) | Some(Family::TestPlan) => {
+                    self.report_subtree(child, &path)
+                }
+                _ => {
+                    self.level_element(child, &path, family, status, &mut level);
+                    self.walk_unused(child, &path, family);
+                }
+            }
+        }
+        if let Some(extra) = extra {
+            level.extend(extra);
+        }
+        let mut levels = outer.to_vec();
+        levels.push(level.clone());
+        let mut nodes = Vec::new();
+        for (child, path, family, status) in ordered {
+            if status != Status::Supported {
+                self.report_subtree(child, &path);
+                continue;
+            }
+            let node = if family == Some(Family::Controller) {
+                self.controller(child, path, &levels)
+            } else {
+                self.sampler(child, path, &levels)
+            };
+            if let Some(node) = node {
+                nodes.push(node);
+            }
+        }
+        (nodes, level)
+    }
+
+    fn controller(&mut self, el: &Element, path: Arc<str>, outer: &[Level<'_>]) -> Option<Node> {
+        if el.class == "TestFragmentController" {
+            // Fragments run only through Module and Include Controllers.
+            self.report_subtree(el, &path);
+            return None;
+        }
+        let (children, level) = self.children(el, &path, outer, None);
+        let mut levels = outer.to_vec();
+        levels.push(level.clone());
+        let mut cx = self.context(el, path.clone());
+        let kind = controllers::build(&mut cx)?;
+        let name = cx.compile(&el.name);
+        let id = cx.id;
+        let scope = match kind {
+            ControllerKind::Transaction { .. } => package(&levels),
+            _ => ScopePackage::default(),
+        };
+        Some(Node::Controller(Arc::new(Controller {
+            id,
+            name,
+            path,
+            kind,
+            children,
+            iteration_listeners: level.iteration,
+            scope,
+        })))
+    }
+
+    fn sampler(&mut self, el: &Element, path: Arc<str>, outer: &[Level<'_>]) -> Option<Node> {
+        let mut own = Level::default();
+        for child in &el.children {
+            let child_path = path_join(&path, child);
+            let (family, status) = self.classify(child, &child_path);
+            self.level_element(child, &child_path, family, status, &mut own);
+            self.walk_unused(child, &child_path, family);
+        }
+        let mut levels = outer.to_vec();
+        levels.push(own);
+        let configs: Vec<&Element> = levels
+            .iter()
+            .rev()
+            .flat_map(|l| l.configs.iter().copied())
+            .collect();
+        let mut cx = self.context(el, path.clone());
+        let id = cx.id;
+        let name = cx.compile(&el.name);
+        let sampler = if el.class == "TestAction" {
+            Some(crate::samplers::flow_control::build(&mut cx))
+        } else {
+            crate::samplers::build(&el.class, &mut cx, &configs)
+        };
+        let Some(sampler) = sampler else {
+            cx.error(format!("{} cannot be built", el.class));
+            return None;
+        };
+        Some(Node::Sampler(Arc::new(SamplerNode {
+            id,
+            name,
+            path,
+            sampler,
+            scope: package(&levels),
+        })))
+    }
+
+    /// Builds a non-ordered element into `level`.
+    fn level_element<'t>(
+        &mut self,
+        el: &'t Element,
+        path: &Arc<str>,
+        family: Option<Family>,
+        status: Status,
+        level: &mut Level<'t>,
+    ) {
+        if status != Status::Supported {
+            return;
+        }
+        let class = el.class.as_str();
+        let mut cx = self.context(el, path.clone());
+        match family {
+            Some(Family::Config) if class == "Arguments" => {
+                let rows = cx.arguments("Arguments.arguments");
+                self.variables.push(rows);
+            }
+            Some(Family::Config) | Some(Family::PreProcessor) => {
+                match config::build(class, &mut cx) {
+                    Some(config::ConfigElement::Iteration(it)) => {
+                        self.group_iteration.push(it.clone());
+                        level.iteration.push(it);
+                    }
+                    Some(config::ConfigElement::Pre(pre)) => level.pre.push(pre),
+                    None => level.configs.push(el),
+                }
+            }
+            Some(Family::Timer) => match timers::build(class, &mut cx) {
+                Some(timer) => level.timers.push(timer),
+                None => cx.error(format!("{class} cannot be built")),
+            },
+            Some(Family::Assertion) => match assertions::build(class, &mut cx) {
+                Some(assertion) => level.assertions.push(assertion),
+                None => cx.error(format!("{class} cannot be built")),
+            },
+            Some(Family::PostProcessor) if class == "ResultAction" => {
+                let action = result_action(cx.raw("OnError.action").unwrap_or("0"));
+                level.result_actions.push(action);
+            }
+            Some(Family::Listener) => {
+                if let Some(spec) = listener_spec(&mut cx) {
+                    level.listeners.push(spec.id);
+                    self.listeners.push(spec);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `OnError.action` of a Result Status Action Handler.
+fn result_action(raw: &str) -> SampleAction {
+    match raw.trim() {
+        "1" => SampleAction::StopThread,
+        "2" => SampleAction::StopTest,
+        "3" => SampleAction::StopTestNow,
+        "4" => SampleAction::StartNextThreadLoop,
+        "5" => SampleAction::StartNextIterationOfCurrentLoop,
+        "6" => SampleAction::BreakCurrentLoop,
+        _ => SampleAction::Continue,
+    }
+}
+
+/// A Result Collector that names a file becomes a listener spec; one without a file
+/// only shows results in JMeter's GUI and has nothing to do here.
+fn listener_spec(cx: &mut BuildContext<'_>) -> Option<ListenerSpec> {
+    let el = cx.element;
+    let raw = el.str_prop("filename").unwrap_or("");
+    if raw.trim().is_empty() {
+        return None;
+    }
+    let filename = cx.compile(raw);
+    let save_config = el.props.iter().find_map(|p| match &p.value {
+        crate::jmx::PropValue::Object { fields, .. } if p.name == "saveConfig" => {
+            Some(fields.clone())
+        }
+        _ => None,
+    });
+    Some(ListenerSpec {
+        id: cx.id,
+        name: el.name.clone(),
+        path: cx.path.clone(),
+        filename,
+        save_config,
+        errors_only: cx.flag("ResultCollector.error_logging", false),
+        success_only: cx.flag("ResultCollector.success_only_logging", false),
+    })
+}
+
+/// Resolves a relative file name as JMeter does for input files: the working folder
+/// first, then the plan's folder.
+pub fn resolve_input(name: &str, plan_dir: &Path) -> std::path::PathBuf {
+    let given = Path::new(name);
+    if given.is_absolute() || given.exists() {
+        return given.to_path_buf();
+    }
+    let beside = plan_dir.join(given);
+    if beside.exists() {
+        beside
+    } else {
+        given.to_path_buf()
+    }
+}

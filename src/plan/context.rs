@@ -57,6 +57,14 @@ impl Setting {
             present: true,
         }
     }
+    /// A present setting from an already compiled template.
+    pub fn from_template(template: Template) -> Setting {
+        Setting {
+            template,
+            absent_default: None,
+            present: true,
+        }
+    }
     pub fn raw(&self) -> &str {
         if self.present {
             self.template.raw()

@@ -14,6 +14,7 @@
 pub mod assertions;
 pub mod build;
 pub mod config;
+pub mod controllers;
 pub mod context;
 pub mod registry;
 pub mod timers;
@@ -23,6 +24,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
+pub use build::{build, ElementReport, PlanOutcome};
 pub use context::{BuildContext, Diagnostic, Setting, Severity};
 pub use tree::*;
 
@@ -72,4 +74,9 @@ pub trait PostProcessor: Send + Sync {
 /// (Counter, CSV Data Set, Random Variable, User Parameters per iteration).
 pub trait IterationListener: Send + Sync {
     fn iteration_start(&self, user: &mut UserState);
+
+    /// Called at the start of every thread-group iteration for every iteration listener
+    /// of the group, wherever it sits (JMeter's test-iteration event: a Counter's
+    /// "reset on each thread group iteration").
+    fn thread_iteration_start(&self, _user: &mut UserState) {}
 }

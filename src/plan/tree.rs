@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::{Assertion, IterationListener, PostProcessor, PreProcessor, Sampler, Setting, Timer};
 use crate::expr::Template;
+use crate::results::SampleAction;
 
 /// A whole runnable plan.
 pub struct TestPlan {
@@ -16,9 +17,9 @@ pub struct TestPlan {
     /// User Defined Variables in tree order, each element evaluated once before the run:
     /// the Test Plan's own table first, then every `Arguments` element.
     pub variables: Vec<Vec<(String, Template)>>,
-    pub setup_groups: Vec<ThreadGroup>,
-    pub groups: Vec<ThreadGroup>,
-    pub teardown_groups: Vec<ThreadGroup>,
+    pub setup_groups: Vec<Arc<ThreadGroup>>,
+    pub groups: Vec<Arc<ThreadGroup>>,
+    pub teardown_groups: Vec<Arc<ThreadGroup>>,
     /// Result Collectors that write files, indexed by listener id.
     pub listeners: Vec<ListenerSpec>,
 }
@@ -70,6 +71,10 @@ pub struct ThreadGroup {
     pub on_error: OnError,
     /// The group's children, plus the plan-level elements, as the main controller.
     pub body: Arc<Controller>,
+    /// 1-based number of the group within its phase (`Thread Group 2-1`).
+    pub number: usize,
+    /// Every iteration listener in the group, told when a thread-group iteration starts.
+    pub iteration_listeners: Vec<Arc<dyn IterationListener>>,
 }
 
 /// A node of the execution tree.
@@ -100,6 +105,8 @@ pub struct ScopePackage {
     pub assertions: Vec<Arc<dyn Assertion>>,
     /// Ids of the Result Collectors in scope.
     pub listeners: Arc<[usize]>,
+    /// Result Status Action Handlers in scope: what to do when the sample failed.
+    pub result_actions: Vec<SampleAction>,
 }
 
 pub struct Controller {

@@ -9,7 +9,8 @@ use super::SampleResult;
 /// A recorded sample and the in-plan listeners (by listener id) whose scope it is in.
 #[derive(Debug)]
 pub struct SampleEvent {
-    pub result: SampleResult,
+    /// Shared with the user's `prev`, so recording a sample does not copy its data.
+    pub result: Arc<SampleResult>,
     /// Ids of the plan's Result Collectors that see this sample.
     pub listeners: Arc<[usize]>,
 }

@@ -16,3 +16,4 @@ pub fn build(
 ) -> Option<Arc<dyn Sampler>> {
     None
 }
+pub mod flow_control;

@@ -1,0 +1,119 @@
+//! Transaction Controllers: a sample that sums up the samples of its children.
+//!
+//! In the default mode the children are recorded normally and one more sample follows
+//! them; in parent mode ("Generate parent sample") the children become sub-results of
+//! that one sample. Numbers follow reference §3.3.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::controllers::Flow;
+use super::vu::{OpenTransaction, VirtualUser};
+use crate::plan::Controller;
+use crate::results::SampleResult;
+
+fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+impl VirtualUser {
+    pub(super) async fn run_transaction(
+        &mut self,
+        c: &Arc<Controller>,
+        parent_mode: bool,
+        include_timers: bool,
+    ) -> Flow {
+        let start = now_ms();
+        let clock = Instant::now();
+        self.transactions.push(OpenTransaction::new(parent_mode));
+        let flow = self.run_pass(c).await;
+        let Some(open) = self.transactions.pop() else {
+            return flow;
+        };
+        if flow == Flow::StopThread && self.user.run.stop_now.is_cancelled() {
+            return flow;
+        }
+        let label: Arc<str> = Arc::from(c.name.eval(&mut self.user.eval("")));
+        let total = clock.elapsed().as_millis() as i64;
+        let aborted = flow != Flow::Normal;
+        let mut result = summarise(open, label, start, total, include_timers, parent_mode);
+        if aborted {
+            let last_ok = self.user.vars.get("JMeterThread.last_sample_ok") != Some("false");
+            result.set_success(last_ok && result.success);
+        }
+        self.stamp(&mut result);
+        if parent_mode {
+            let mut cx = self.user.eval("");
+            for assertion in &c.scope.assertions {
+                assertion.apply(&mut result, &mut cx);
+            }
+            let ok = result.success;
+            self.set_last_ok(ok);
+        }
+        self.record(result, &c.scope.listeners).await;
+        flow
+    }
+}
+
+/// Builds the transaction's sample from what its children recorded.
+fn summarise(
+    open: OpenTransaction,
+    label: Arc<str>,
+    start: i64,
+    total: i64,
+    include_timers: bool,
+    parent_mode: bool,
+) -> SampleResult {
+    let mut result = SampleResult::new(label);
+    let n = open.samples.len();
+    let failing = open.failing;
+    result.start_time = start;
+    result.response_message = format!(
+        "Number of samples in transaction : {n}, number of failing samples : {failing}"
+    );
+    result.data_type = "";
+    let success = failing == 0;
+    result.set_success(success);
+    let (elapsed, idle) = if include_timers {
+        (total, 0)
+    } else {
+        (open.child_elapsed, (total - open.child_elapsed).max(0))
+    };
+    result.idle_time = idle;
+    if parent_mode {
+        result.response_code = if success {
+            "200".to_string()
+        } else {
+            open.code.clone()
+        };
+        let mut end = start;
+        for child in &open.samples {
+            result.connect_time += child.connect_time;
+            end = end.max(child.end_time);
+            result.add_subresult((**child).clone(), false);
+        }
+        result.end_time = if include_timers {
+            end.max(start)
+        } else {
+            start + total
+        };
+        result.elapsed = if include_timers {
+            result.end_time - start
+        } else {
+            elapsed
+        };
+    } else {
+        result.response_code = if success { "200" } else { "" }.to_string();
+        let mut bytes = 0;
+        for child in &open.samples {
+            bytes += child.bytes();
+            result.sent_bytes += child.sent_bytes;
+            result.latency += child.latency;
+            result.connect_time += child.connect_time;
+        }
+        result.bytes_override = bytes;
+        result.end_time = start + total;
+        result.elapsed = elapsed;
+    }
+    result
+}

@@ -1,0 +1,298 @@
+//! One virtual user: its thread-group loop and the per-sample pipeline.
+//!
+//! The pipeline follows JMeter (reference §2.5): pre-processors, summed timers, the
+//! sampler, then for a recorded sample post-processors, assertions,
+//! `JMeterThread.last_sample_ok`, recording, Result Status Action Handlers and the
+//! thread group's on-error action. Recording goes through the open Transaction
+//! Controllers of this user, innermost first.
+
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+
+use tokio::time::Instant;
+
+use super::controllers::Flow;
+use super::UserState;
+use crate::plan::{OnError, SampleContext, SamplerNode, ScopePackage, ThreadGroup};
+use crate::results::{ResultsBus, SampleAction, SampleEvent, SampleResult};
+
+/// A Transaction Controller that is open on this user's stack.
+pub(super) struct OpenTransaction {
+    pub parent_mode: bool,
+    /// Samples (or sub-results in parent mode) recorded under it so far.
+    pub samples: Vec<Arc<SampleResult>>,
+    pub failing: usize,
+    pub child_elapsed: i64,
+    /// Parent mode: the response code rule (latest child's code until a child fails).
+    pub code: String,
+    pub code_frozen: bool,
+}
+
+pub struct VirtualUser {
+    pub user: UserState,
+    pub bus: ResultsBus,
+    pub group: Arc<ThreadGroup>,
+    pub group_active: Arc<AtomicI32>,
+    /// Per-user controller memory (Interleave position, Once Only, Throughput counts).
+    pub(super) memory: std::collections::HashMap<usize, i64>,
+    /// Per-user Throughput Controller counters (executions and iterations).
+    pub(super) throughput: std::collections::HashMap<usize, i64>,
+    /// Pass numbers of the enclosing loops, innermost last (Once Only looks at it).
+    pub(super) passes: Vec<u64>,
+    pub(super) transactions: Vec<OpenTransaction>,
+}
+
+impl VirtualUser {
+    pub fn new(
+        mut user: UserState,
+        bus: ResultsBus,
+        group: Arc<ThreadGroup>,
+        group_active: Arc<AtomicI32>,
+        end_time: Option<Instant>,
+    ) -> VirtualUser {
+        user.end_time = end_time;
+        VirtualUser {
+            user,
+            bus,
+            group,
+            group_active,
+            memory: Default::default(),
+            throughput: Default::default(),
+            passes: Vec::new(),
+            transactions: Vec::new(),
+        }
+    }
+
+    /// Runs the thread-group loop until the loop count is reached, the scheduler's end
+    /// time passes, or a stop is asked for.
+    pub async fn run(mut self) {
+        let loops = {
+            let name = self.group.name.clone();
+            self.group.loops.i64(&mut self.user.eval(&name))
+        };
+        let body = self.group.body.clone();
+        let idx_var = format!("__jm__{}__idx", self.group.name);
+        let mut done = 0i64;
+        while loops < 0 || done < loops {
+            if self.should_stop() {
+                break;
+            }
+            self.user.iteration += 1;
+            self.user.vars.put(idx_var.clone(), done.to_string());
+            self.thread_iteration_start();
+            self.passes.push(done as u64);
+            let flow = self.run_pass(&body).await;
+            self.passes.pop();
+            done += 1;
+            if matches!(flow, Flow::StopThread | Flow::BreakLoop) {
+                break;
+            }
+        }
+    }
+
+    fn thread_iteration_start(&mut self) {
+        let group = self.group.clone();
+        for listener in &group.iteration_listeners {
+            listener.thread_iteration_start(&mut self.user);
+        }
+    }
+
+    /// True when the user must not start another sample.
+    pub(super) fn should_stop(&self) -> bool {
+        let run = &self.user.run;
+        run.stop_token().is_cancelled()
+            || self.user.end_time.is_some_and(|end| Instant::now() >= end)
+    }
+
+    /// Runs one sampler with its scope package and returns what the thread does next.
+    pub(super) async fn run_sampler(&mut self, node: &SamplerNode) -> Flow {
+        if self.should_stop() {
+            return Flow::StopThread;
+        }
+        let raw_name = node.name.raw().to_string();
+        for pre in &node.scope.pre {
+            pre.process(&mut self.user, &raw_name);
+        }
+        if !self.apply_timers(&node.scope, &raw_name).await {
+            return Flow::StopThread;
+        }
+        let label: Arc<str> = Arc::from(node.name.eval(&mut self.user.eval(&raw_name)));
+        let mut cx = SampleContext {
+            user: &mut self.user,
+            label: label.clone(),
+            element_id: node.id,
+            action: SampleAction::Continue,
+        };
+        let stop_now = cx.user.run.stop_now.clone();
+        let outcome = tokio::select! {
+            result = node.sampler.sample(&mut cx) => Some(result),
+            _ = stop_now.cancelled() => None,
+        };
+        let action = cx.action;
+        match outcome {
+            None => Flow::StopThread,
+            Some(None) => self.after_action(action),
+            Some(Some(result)) => self.after_sample(result, &node.scope, &label).await,
+        }
+    }
+
+    /// Sums the timers in scope and sleeps once. False when the thread must stop instead.
+    async fn apply_timers(&mut self, scope: &ScopePackage, name: &str) -> bool {
+        if scope.timers.is_empty() {
+            return true;
+        }
+        let mut cx = self.user.eval(name);
+        let delay: i64 = scope.timers.iter().map(|t| t.delay_ms(&mut cx)).sum();
+        if delay <= 0 {
+            return true;
+        }
+        let wake = Instant::now() + std::time::Duration::from_millis(delay as u64);
+        if self.user.end_time.is_some_and(|end| wake > end) {
+            return false;
+        }
+        self.user.pause(delay as u64).await
+    }
+
+    async fn after_sample(
+        &mut self,
+        mut result: SampleResult,
+        scope: &ScopePackage,
+        name: &str,
+    ) -> Flow {
+        self.stamp(&mut result);
+        if result.ignore {
+            self.set_last_ok(result.success);
+            return self.after_failure_checks(result.success, result.action, scope);
+        }
+        for post in &scope.post {
+            post.process(&mut result, &mut self.user);
+        }
+        {
+            let mut cx = self.user.eval(name);
+            for assertion in &scope.assertions {
+                assertion.apply(&mut result, &mut cx);
+            }
+        }
+        let success = result.success;
+        let action = result.action;
+        self.set_last_ok(success);
+        self.record(result, &scope.listeners).await;
+        self.after_failure_checks(success, action, scope)
+    }
+
+    fn after_failure_checks(&self, success: bool, action: SampleAction, scope: &ScopePackage) -> Flow {
+        let mut action = action;
+        if !success {
+            for handler in &scope.result_actions {
+                if *handler != SampleAction::Continue {
+                    action = *handler;
+                }
+            }
+            if action == SampleAction::Continue {
+                action = match self.group.on_error {
+                    OnError::Continue => SampleAction::Continue,
+                    OnError::StartNextLoop => SampleAction::StartNextThreadLoop,
+                    OnError::StopThread => SampleAction::StopThread,
+                    OnError::StopTest => SampleAction::StopTest,
+                    OnError::StopTestNow => SampleAction::StopTestNow,
+                };
+            }
+        }
+        self.after_action(action)
+    }
+
+    fn after_action(&self, action: SampleAction) -> Flow {
+        match action {
+            SampleAction::Continue => Flow::Normal,
+            SampleAction::StartNextThreadLoop => Flow::NextThreadLoop,
+            SampleAction::StartNextIterationOfCurrentLoop => Flow::ContinueLoop,
+            SampleAction::BreakCurrentLoop => Flow::BreakLoop,
+            SampleAction::StopThread => Flow::StopThread,
+            SampleAction::StopTest => {
+                self.user.run.request_stop();
+                Flow::StopThread
+            }
+            SampleAction::StopTestNow => {
+                self.user.run.request_stop_now();
+                Flow::StopThread
+            }
+        }
+    }
+
+    pub(super) fn set_last_ok(&mut self, ok: bool) {
+        self.user
+            .vars
+            .put("JMeterThread.last_sample_ok", if ok { "true" } else { "false" });
+    }
+
+    /// Fills what the engine knows about a sample: thread name and thread counts.
+    pub(super) fn stamp(&self, result: &mut SampleResult) {
+        result.thread_name = self.user.thread.thread_name.clone();
+        result.grp_threads = self.group_active.load(Ordering::Relaxed);
+        result.all_threads = self.user.run.counts.active.load(Ordering::Relaxed);
+        for sub in &mut result.subresults {
+            if sub.thread_name.is_empty() {
+                sub.thread_name = result.thread_name.clone();
+                sub.grp_threads = result.grp_threads;
+                sub.all_threads = result.all_threads;
+            }
+        }
+    }
+
+    /// Records a finished sample: into the innermost parent-mode transaction if one is
+    /// open, else onto the bus; open non-parent transactions count it.
+    pub(super) async fn record(&mut self, mut result: SampleResult, listeners: &Arc<[usize]>) {
+        let run = self.user.run.clone();
+        if !run.sample_variables.is_empty() {
+            result.sample_variables = run
+                .sample_variables
+                .iter()
+                .map(|name| self.user.vars.get(name).map(str::to_string))
+                .collect();
+        }
+        let result = Arc::new(result);
+        self.user.prev = Some(result.clone());
+        let mut published = true;
+        for open in self.transactions.iter_mut().rev() {
+            open.add(&result);
+            if open.parent_mode {
+                published = false;
+                break;
+            }
+        }
+        if published {
+            let event = SampleEvent {
+                result,
+                listeners: listeners.clone(),
+            };
+            self.bus.publish(event).await;
+        }
+    }
+}
+
+impl OpenTransaction {
+    pub fn new(parent_mode: bool) -> OpenTransaction {
+        OpenTransaction {
+            parent_mode,
+            samples: Vec::new(),
+            failing: 0,
+            child_elapsed: 0,
+            code: String::new(),
+            code_frozen: false,
+        }
+    }
+
+    fn add(&mut self, result: &Arc<SampleResult>) {
+        if !result.success {
+            self.failing += 1;
+        }
+        self.child_elapsed += result.elapsed;
+        if !self.code_frozen {
+            self.code = result.response_code.clone();
+            if !result.success {
+                self.code_frozen = true;
+            }
+        }
+        self.samples.push(result.clone());
+    }
+}

@@ -1,0 +1,90 @@
+//! Logic controllers' settings, read from their elements. Their behaviour lives in
+//! `engine::controllers`.
+
+use super::tree::{ControllerKind, ThroughputStyle};
+use super::{BuildContext, Setting};
+
+/// Reads a controller's settings; `None` (with a diagnostic) for a class that is not a controller.
+pub fn build(cx: &mut BuildContext<'_>) -> Option<ControllerKind> {
+    let class = cx.element.class.clone();
+    let kind = match class.as_str() {
+        "GenericController" | "RecordingController" | "ModuleController"
+        | "IncludeController" => ControllerKind::Simple,
+        "LoopController" => ControllerKind::Loop {
+            loops: cx.setting("LoopController.loops", "0"),
+            continue_forever: cx.flag("LoopController.continue_forever", true),
+        },
+        "WhileController" => ControllerKind::While {
+            condition: cx.template("WhileController.condition"),
+        },
+        "IfController" => ControllerKind::If {
+            condition: cx.template("IfController.condition"),
+            use_expression: cx.flag("IfController.useExpression", false),
+            evaluate_all: cx.flag("IfController.evaluateAll", false),
+        },
+        "TransactionController" => ControllerKind::Transaction {
+            parent: cx.flag("TransactionController.parent", false),
+            include_timers: cx.flag("TransactionController.includeTimers", true),
+        },
+        "OnceOnlyController" => ControllerKind::OnceOnly,
+        "InterleaveControl" => ControllerKind::Interleave {
+            ignore_sub_controllers: style(cx) == 0,
+            across_threads: cx.flag("InterleaveControl.accrossThreads", false),
+        },
+        "RandomController" => ControllerKind::Random {
+            ignore_sub_controllers: style(cx) == 0,
+        },
+        "RandomOrderController" => ControllerKind::RandomOrder,
+        "ThroughputController" => throughput(cx),
+        "RunTime" => ControllerKind::Runtime {
+            seconds: cx.setting("RunTime.seconds", "0"),
+        },
+        "SwitchController" => ControllerKind::Switch {
+            value: cx.template("SwitchController.value"),
+        },
+        "ForeachController" => ControllerKind::ForEach {
+            input: cx.template("ForeachController.inputVal"),
+            output: cx.template("ForeachController.returnVal"),
+            use_separator: cx.flag("ForeachController.useSeparator", true),
+            start: cx.setting("ForeachController.startIndex", "0"),
+            end: cx.setting("ForeachController.endIndex", ""),
+        },
+        "CriticalSectionController" => ControllerKind::CriticalSection {
+            lock_name: cx.template("CriticalSectionController.lockName"),
+        },
+        other => {
+            cx.error(format!("{other} is not a logic controller jmxr runs"));
+            return None;
+        }
+    };
+    Some(kind)
+}
+
+fn style(cx: &BuildContext<'_>) -> i64 {
+    cx.raw("InterleaveControl.style")
+        .map(super::context::parse_i64)
+        .unwrap_or(0)
+}
+
+fn throughput(cx: &mut BuildContext<'_>) -> ControllerKind {
+    let style = match cx.raw("ThroughputController.style").map(super::context::parse_i64) {
+        Some(1) => ThroughputStyle::Percent,
+        _ => ThroughputStyle::TotalExecutions,
+    };
+    let percent = match cx.element.prop("ThroughputController.percentThroughput") {
+        Some(prop) => match prop.as_str() {
+            Some(text) => {
+                let text = text.to_string();
+                Setting::from_template(cx.compile(&text))
+            }
+            None => Setting::constant("100"),
+        },
+        None => Setting::constant("100"),
+    };
+    ControllerKind::Throughput {
+        style,
+        per_thread: cx.flag("ThroughputController.perThread", true),
+        max_throughput: cx.setting("ThroughputController.maxThroughput", "1"),
+        percent,
+    }
+}
