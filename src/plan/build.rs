@@ -412,11 +412,6 @@ impl<'f> Builder<'f> {
     }
 
     fn controller(&mut self, el: &Element, path: Arc<str>, outer: &[Level<'_>]) -> Option<Node> {
-        if el.class == "TestFragmentController" {
-            // Fragments run only through Module and Include Controllers.
-            self.report_subtree(el, &path);
-            return None;
-        }
         let (children, level) = self.children(el, &path, outer, None);
         let mut levels = outer.to_vec();
         levels.push(level.clone());

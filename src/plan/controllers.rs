@@ -9,7 +9,7 @@ pub fn build(cx: &mut BuildContext<'_>) -> Option<ControllerKind> {
     let class = cx.element.class.clone();
     let kind = match class.as_str() {
         "GenericController" | "RecordingController" | "ModuleController"
-        | "IncludeController" => ControllerKind::Simple,
+        | "IncludeController" | "TestFragmentController" => ControllerKind::Simple,
         "LoopController" => ControllerKind::Loop {
             loops: cx.setting("LoopController.loops", "0"),
             continue_forever: cx.flag("LoopController.continue_forever", true),

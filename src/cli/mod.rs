@@ -1,0 +1,397 @@
+//! The command line: JMeter's own flags (`-n -t plan.jmx -l out.jtl -Jkey=value ...`)
+//! and jmxr's subcommands, read in two stages as ripgrep does: [`parse`] turns the
+//! arguments into [`RawArgs`] without touching the disk, and [`RawArgs::resolve`]
+//! reads property files in JMeter's order of precedence into a [`Command`].
+
+pub mod properties;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// A property source, kept in command-line order because order decides precedence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PropertySource {
+    /// `-q file`
+    File(PathBuf),
+    /// `-J name=value` (an empty value removes the property)
+    Define(String, String),
+}
+
+/// Arguments as given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RawArgs {
+    pub subcommand: Option<String>,
+    pub positional: Vec<PathBuf>,
+    pub plan: Option<PathBuf>,
+    pub jtl: Option<PathBuf>,
+    pub log_file: Option<PathBuf>,
+    pub property_file: Option<PathBuf>,
+    pub sources: Vec<PropertySource>,
+    pub system: Vec<(String, String)>,
+    pub force_delete: bool,
+    pub skip_unsupported: bool,
+    pub seed: Option<u64>,
+    pub help: bool,
+    pub version: bool,
+    /// Flags that belong to later work, kept to give a clear message.
+    pub not_yet: Vec<String>,
+    /// `-G` properties: meant for remote servers, which a local run does not have.
+    pub global: Vec<(String, String)>,
+}
+
+/// What to do.
+#[derive(Debug, Clone)]
+pub enum Command {
+    Help,
+    Version,
+    Run(RunConfig),
+    Check(CheckConfig),
+}
+
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    pub plan: PathBuf,
+    pub jtl: Option<PathBuf>,
+    pub log_file: Option<PathBuf>,
+    pub properties: HashMap<String, String>,
+    pub force_delete: bool,
+    pub skip_unsupported: bool,
+    pub seed: Option<u64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CheckConfig {
+    pub plans: Vec<PathBuf>,
+    pub properties: HashMap<String, String>,
+}
+
+/// A command-line mistake, worded for the user.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    Usage(String),
+    #[error("cannot read property file {path}: {source}")]
+    PropertyFile {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Options that take a value, by short letter, with their long names.
+const VALUE_OPTIONS: &[(char, &str)] = &[
+    ('t', "testfile"),
+    ('l', "logfile"),
+    ('j', "jmeterlogfile"),
+    ('p', "propfile"),
+    ('q', "addprop"),
+    ('J', "jmeterproperty"),
+    ('G', "globalproperty"),
+    ('D', "systemproperty"),
+    ('S', "systemPropertyFile"),
+    ('L', "loglevel"),
+    ('i', "jmeterlogconf"),
+    ('o', "reportoutputfolder"),
+    ('g', "reportonly"),
+    ('R', "remotestart"),
+    ('d', "homedir"),
+];
+
+const FLAG_OPTIONS: &[(char, &str)] = &[
+    ('n', "nongui"),
+    ('f', "forceDeleteResultFile"),
+    ('e', "reportatendofloadtests"),
+    ('r', "runremote"),
+    ('X', "remoteexit"),
+    ('h', "help"),
+    ('v', "version"),
+    ('s', "server"),
+];
+
+/// Reads the arguments (without the program name).
+pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<RawArgs, CliError> {
+    let mut raw = RawArgs::default();
+    let mut args = args.into_iter().peekable();
+    if let Some(first) = args.peek() {
+        if matches!(first.as_str(), "check" | "run") {
+            raw.subcommand = args.next();
+        }
+    }
+    while let Some(arg) = args.next() {
+        if let Some(long) = arg.strip_prefix("--") {
+            parse_long(long, &mut args, &mut raw)?;
+        } else if arg.len() > 1 && arg.starts_with('-') {
+            let mut chars = arg[1..].chars();
+            let letter = chars.next().unwrap_or('-');
+            let rest: String = chars.collect();
+            if FLAG_OPTIONS.iter().any(|(c, _)| *c == letter) && rest.is_empty() {
+                apply_flag(letter, &mut raw);
+            } else if VALUE_OPTIONS.iter().any(|(c, _)| *c == letter) {
+                let value = if rest.is_empty() {
+                    args.next()
+                        .ok_or_else(|| CliError::Usage(format!("option -{letter} needs a value")))?
+                } else {
+                    rest
+                };
+                apply_value(letter, value, &mut raw)?;
+            } else {
+                return Err(CliError::Usage(format!("Unknown arg: {arg}")));
+            }
+        } else {
+            raw.positional.push(PathBuf::from(arg));
+        }
+    }
+    Ok(raw)
+}
+
+fn parse_long(
+    long: &str,
+    args: &mut impl Iterator<Item = String>,
+    raw: &mut RawArgs,
+) -> Result<(), CliError> {
+    let (name, inline) = match long.split_once('=') {
+        Some((n, v)) if !n.is_empty() => (n, Some(v.to_string())),
+        _ => (long, None),
+    };
+    match name {
+        "skip-unsupported" => raw.skip_unsupported = true,
+        "seed" => {
+            let value = inline
+                .or_else(|| args.next())
+                .ok_or_else(|| CliError::Usage("--seed needs a number".into()))?;
+            raw.seed = Some(value.parse().map_err(|_| {
+                CliError::Usage(format!("--seed needs a number, not {value:?}"))
+            })?);
+        }
+        _ => {
+            if let Some((c, _)) = FLAG_OPTIONS.iter().find(|(_, l)| *l == name) {
+                apply_flag(*c, raw);
+            } else if let Some((c, _)) = VALUE_OPTIONS.iter().find(|(_, l)| *l == name) {
+                let value = inline
+                    .or_else(|| args.next())
+                    .ok_or_else(|| CliError::Usage(format!("option --{name} needs a value")))?;
+                apply_value(*c, value, raw)?;
+            } else {
+                return Err(CliError::Usage(format!("Unknown arg: --{long}")));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn apply_flag(letter: char, raw: &mut RawArgs) {
+    match letter {
+        'f' => raw.force_delete = true,
+        'h' => raw.help = true,
+        'v' => raw.version = true,
+        'e' => raw.not_yet.push("-e (dashboard at the end of the run)".into()),
+        'r' => raw.not_yet.push("-r (remote start)".into()),
+        'X' => raw.not_yet.push("-X (remote exit)".into()),
+        's' => raw.not_yet.push("-s (server mode)".into()),
+        _ => {}
+    }
+}
+
+fn name_value(value: &str) -> (String, String) {
+    match value.split_once('=') {
+        Some((n, v)) => (n.to_string(), v.to_string()),
+        None => (value.to_string(), String::new()),
+    }
+}
+
+fn apply_value(letter: char, value: String, raw: &mut RawArgs) -> Result<(), CliError> {
+    match letter {
+        't' => raw.plan = Some(PathBuf::from(value)),
+        'l' => raw.jtl = Some(PathBuf::from(value)),
+        'j' => raw.log_file = Some(PathBuf::from(value)),
+        'p' => raw.property_file = Some(PathBuf::from(value)),
+        'q' => raw.sources.push(PropertySource::File(PathBuf::from(value))),
+        'J' => {
+            let (n, v) = name_value(&value);
+            raw.sources.push(PropertySource::Define(n, v));
+        }
+        'G' => raw.global.push(name_value(&value)),
+        'D' => raw.system.push(name_value(&value)),
+        'o' => raw.not_yet.push("-o (dashboard output folder)".into()),
+        'g' => raw.not_yet.push("-g (dashboard from a .jtl)".into()),
+        'R' => raw.not_yet.push("-R (remote start)".into()),
+        // Logging configuration and home folder have no equivalent to set.
+        _ => {}
+    }
+    Ok(())
+}
+
+impl RawArgs {
+    /// Reads property files and decides the command.
+    pub fn resolve(self) -> Result<Command, CliError> {
+        if self.help {
+            return Ok(Command::Help);
+        }
+        if self.version {
+            return Ok(Command::Version);
+        }
+        if !self.not_yet.is_empty() {
+            return Err(CliError::Usage(format!(
+                "not supported yet: {}; jmxr does not build dashboards or run remote servers yet",
+                self.not_yet.join(", ")
+            )));
+        }
+        let properties = self.properties()?;
+        if self.subcommand.as_deref() == Some("check") {
+            let mut plans = self.positional.clone();
+            plans.extend(self.plan.clone());
+            if plans.is_empty() {
+                return Err(CliError::Usage("check needs a plan: jmxr check plan.jmx".into()));
+            }
+            return Ok(Command::Check(CheckConfig { plans, properties }));
+        }
+        let plan = self
+            .plan
+            .clone()
+            .or_else(|| self.positional.first().cloned())
+            .ok_or_else(|| CliError::Usage("Non-GUI runs require a test plan (-t plan.jmx)".into()))?;
+        Ok(Command::Run(RunConfig {
+            plan,
+            jtl: self.jtl,
+            log_file: self.log_file,
+            properties,
+            force_delete: self.force_delete,
+            skip_unsupported: self.skip_unsupported,
+            seed: self.seed,
+        }))
+    }
+
+    /// JMeter's precedence: `-p` file (or the shipped defaults), `user.properties`,
+    /// then `-q` files and `-J` definitions in command-line order.
+    fn properties(&self) -> Result<HashMap<String, String>, CliError> {
+        let mut props = HashMap::new();
+        match &self.property_file {
+            Some(path) => properties::load_into(path, &mut props).map_err(|source| {
+                CliError::PropertyFile {
+                    path: path.clone(),
+                    source,
+                }
+            })?,
+            None => props.extend(
+                properties::SHIPPED_DEFAULTS
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string())),
+            ),
+        }
+        let user_file = props
+            .get("user.properties")
+            .cloned()
+            .unwrap_or_else(|| "user.properties".into());
+        let user_path = PathBuf::from(&user_file);
+        if user_path.is_file() {
+            properties::load_into(&user_path, &mut props).map_err(|source| {
+                CliError::PropertyFile {
+                    path: user_path.clone(),
+                    source,
+                }
+            })?;
+        }
+        for source in &self.sources {
+            match source {
+                PropertySource::File(path) => {
+                    properties::load_into(path, &mut props).map_err(|source| {
+                        CliError::PropertyFile {
+                            path: path.clone(),
+                            source,
+                        }
+                    })?
+                }
+                PropertySource::Define(name, value) if value.is_empty() => {
+                    props.remove(name);
+                }
+                PropertySource::Define(name, value) => {
+                    props.insert(name.clone(), value.clone());
+                }
+            }
+        }
+        Ok(props)
+    }
+}
+
+pub const USAGE: &str = "\
+jmxr runs Apache JMeter test plans natively.
+
+Usage:
+  jmxr -n -t plan.jmx [-l results.jtl] [-j run.log] [-Jname=value ...] [-q extra.properties] [-p jmeter.properties] [-f]
+  jmxr check plan.jmx [more.jmx ...]
+
+JMeter options:
+  -n, --nongui                  accepted (jmxr is always headless)
+  -t, --testfile FILE           the test plan
+  -l, --logfile FILE            write samples to FILE (CSV as JMeter 5.6.3 writes it; appends if it exists)
+  -j, --jmeterlogfile FILE      write the run log to FILE
+  -J, --jmeterproperty N=V      set a JMeter property (empty value removes it)
+  -q, --addprop FILE            read more JMeter properties from FILE
+  -p, --propfile FILE           use FILE instead of the shipped jmeter.properties defaults
+  -G, --globalproperty N=V      accepted; meant for remote servers, not set locally
+  -D, --systemproperty N=V      accepted; Java system properties have no effect here
+  -f, --forceDeleteResultFile   delete result files before the run
+  -L, -i                        accepted; logging is configured by -j
+jmxr options:
+  --skip-unsupported            run even when the plan holds elements jmxr cannot execute
+  --seed N                      make random timers, controllers and functions reproducible
+
+Exit codes:
+  0  the run completed (failed samples do not change this, as in JMeter)
+  1  bad input: command line, plan file, property file
+  2  the plan holds unsupported elements (listed), or `check` found some
+  3  the run was stopped by Ctrl-C or SIGTERM
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> RawArgs {
+        parse(line.split_whitespace().map(String::from)).unwrap()
+    }
+
+    #[test]
+    fn reads_jmeter_flags_joined_and_separate() {
+        let raw = args("-n -t plan.jmx -l out.jtl -Jthreads=5 -J rampup=2 -q extra.properties -f");
+        assert_eq!(raw.plan, Some(PathBuf::from("plan.jmx")));
+        assert_eq!(raw.jtl, Some(PathBuf::from("out.jtl")));
+        assert!(raw.force_delete);
+        assert_eq!(
+            raw.sources,
+            vec![
+                PropertySource::Define("threads".into(), "5".into()),
+                PropertySource::Define("rampup".into(), "2".into()),
+                PropertySource::File(PathBuf::from("extra.properties")),
+            ]
+        );
+        let raw = args("--nongui --testfile=p.jmx --jmeterproperty a=b");
+        assert_eq!(raw.plan, Some(PathBuf::from("p.jmx")));
+    }
+
+    #[test]
+    fn later_definitions_win_and_empty_removes() {
+        let raw = args("-t p.jmx -Ja=1 -Ja=2 -Jsummariser.name=");
+        let Command::Run(config) = raw.resolve().unwrap() else {
+            panic!("expected a run");
+        };
+        assert_eq!(config.properties["a"], "2");
+        assert!(!config.properties.contains_key("summariser.name"));
+        assert_eq!(config.properties["sampleresult.timestamp.start"], "true");
+    }
+
+    #[test]
+    fn later_flags_are_refused_clearly() {
+        let err = args("-n -t p.jmx -l x.jtl -e -o report").resolve().unwrap_err();
+        assert!(err.to_string().contains("-e"), "{err}");
+        assert!(parse(["-Z".to_string()]).is_err());
+    }
+
+    #[test]
+    fn check_takes_plans() {
+        let Command::Check(config) = args("check a.jmx b.jmx").resolve().unwrap() else {
+            panic!("expected check");
+        };
+        assert_eq!(config.plans.len(), 2);
+    }
+}
