@@ -7,6 +7,7 @@
 //! targets, Test Fragments kept only as targets) live in [`rewrite`].
 
 mod load;
+mod props;
 pub mod rewrite;
 
 use std::path::{Path, PathBuf};
