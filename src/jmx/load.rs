@@ -177,3 +177,7 @@ impl<'a> LineIndex<'a> {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "load_tests.rs"]
+mod tests;

@@ -6,7 +6,9 @@
 //! run (disabled elements removed, Include and Module Controllers replaced by their
 //! targets, Test Fragments kept only as targets) live in [`rewrite`].
 
+mod include;
 mod load;
+mod module;
 mod props;
 pub mod rewrite;
 
