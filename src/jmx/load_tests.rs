@@ -91,8 +91,14 @@ fn double_and_float_props_take_name_and_value_from_children() {
     let plan = &tree.roots[0];
     let throughput = plan.prop("throughput").expect("doubleProp");
     assert_eq!(scalar(throughput), (ScalarKind::Double, "60.0"));
-    assert_eq!(scalar(plan.prop("pct").expect("FloatProperty")), (ScalarKind::Float, "50.0"));
-    assert_eq!(scalar(plan.prop("f").expect("floatProp")), (ScalarKind::Float, "1.5"));
+    assert_eq!(
+        scalar(plan.prop("pct").expect("FloatProperty")),
+        (ScalarKind::Float, "50.0")
+    );
+    assert_eq!(
+        scalar(plan.prop("f").expect("floatProp")),
+        (ScalarKind::Float, "1.5")
+    );
 }
 
 #[test]
@@ -125,7 +131,8 @@ fn entities_are_decoded_and_line_ends_normalised() {
 
 #[test]
 fn whole_file_with_crlf_line_ends_loads() {
-    let tree = load(&plan_with("<stringProp name=\"x\">1\n2</stringProp>", "").replace('\n', "\r\n"));
+    let tree =
+        load(&plan_with("<stringProp name=\"x\">1\n2</stringProp>", "").replace('\n', "\r\n"));
     assert_eq!(tree.roots[0].str_prop("x"), Some("1\n2"));
     // The property's own line break moves the child one line down.
     assert_eq!(child(&tree).span, Span { line: 7, column: 7 });
@@ -146,8 +153,15 @@ fn element_prop_without_testclass_takes_its_element_type() {
         "",
     ));
     let plan = &tree.roots[0];
-    let PropValue::Element { element_type, class, gui, .. } =
-        &plan.prop("ThreadGroup.main_controller").expect("main").value
+    let PropValue::Element {
+        element_type,
+        class,
+        gui,
+        ..
+    } = &plan
+        .prop("ThreadGroup.main_controller")
+        .expect("main")
+        .value
     else {
         panic!("not an element");
     };
@@ -155,14 +169,30 @@ fn element_prop_without_testclass_takes_its_element_type() {
     assert_eq!(class, element_type);
     assert_eq!(gui, "");
     let args = plan.prop("args").expect("args");
-    let PropValue::Element { class, gui, name, enabled, .. } = &args.value else {
+    let PropValue::Element {
+        class,
+        gui,
+        name,
+        enabled,
+        ..
+    } = &args.value
+    else {
         panic!("not an element");
     };
-    assert_eq!((class.as_str(), gui.as_str(), name.as_str()), ("Arguments", "ArgumentsPanel", "UDV"));
+    assert_eq!(
+        (class.as_str(), gui.as_str(), name.as_str()),
+        ("Arguments", "ArgumentsPanel", "UDV")
+    );
     assert!(!enabled);
-    let rows = args.child("Arguments.arguments").expect("collection").children();
+    let rows = args
+        .child("Arguments.arguments")
+        .expect("collection")
+        .children();
     assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0].child("Argument.value").and_then(Property::as_str), Some("v"));
+    assert_eq!(
+        rows[0].child("Argument.value").and_then(Property::as_str),
+        Some("v")
+    );
 }
 
 #[test]
@@ -206,10 +236,17 @@ fn obj_prop_save_config_keeps_class_and_fields_in_order() {
         panic!("not an object");
     };
     assert_eq!(class, "SampleSaveConfiguration");
-    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let fields: Vec<(&str, &str)> = fields
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     assert_eq!(
         fields,
-        vec![("time", "false"), ("latency", "true"), ("assertionsResultsToSave", "0")]
+        vec![
+            ("time", "false"),
+            ("latency", "true"),
+            ("assertionsResultsToSave", "0")
+        ]
     );
 }
 
@@ -219,7 +256,11 @@ fn unknown_child_tags_are_ignored() {
         r#"<whatever name="x">1</whatever><stringProp name="kept">y</stringProp><!-- note -->"#,
         "",
     ));
-    let names: Vec<&str> = tree.roots[0].props.iter().map(|p| p.name.as_str()).collect();
+    let names: Vec<&str> = tree.roots[0]
+        .props
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
     assert_eq!(names, vec!["kept"]);
 }
 
@@ -232,10 +273,19 @@ fn enabled_follows_java_boolean_parsing() {
       <A testname="empty" enabled=""/><hashTree/>
     </hashTree></jmeterTestPlan>"#;
     let tree = load(text);
-    let enabled: Vec<(&str, bool)> = tree.roots.iter().map(|e| (e.name.as_str(), e.enabled)).collect();
+    let enabled: Vec<(&str, bool)> = tree
+        .roots
+        .iter()
+        .map(|e| (e.name.as_str(), e.enabled))
+        .collect();
     assert_eq!(
         enabled,
-        vec![("absent", true), ("upper", true), ("off", false), ("empty", false)]
+        vec![
+            ("absent", true),
+            ("upper", true),
+            ("off", false),
+            ("empty", false)
+        ]
     );
     assert_eq!(tree.roots[0].class, "A", "class falls back to the tag");
     assert_eq!(tree.jmeter_version, None);
@@ -250,8 +300,19 @@ fn tolerates_unpaired_hash_trees() {
       <D testname="last, no subtree"/>
     </hashTree></jmeterTestPlan>"#;
     let tree = load(text);
-    let names: Vec<(&str, usize)> = tree.roots.iter().map(|e| (e.name.as_str(), e.children.len())).collect();
-    assert_eq!(names, vec![("no subtree", 0), ("with subtree", 1), ("last, no subtree", 0)]);
+    let names: Vec<(&str, usize)> = tree
+        .roots
+        .iter()
+        .map(|e| (e.name.as_str(), e.children.len()))
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            ("no subtree", 0),
+            ("with subtree", 1),
+            ("last, no subtree", 0)
+        ]
+    );
 }
 
 #[test]
@@ -260,15 +321,28 @@ fn spans_point_at_start_tags() {
     let plan = &tree.roots[0];
     assert_eq!(plan.span, Span { line: 4, column: 5 });
     assert_eq!(child(&tree).span, Span { line: 6, column: 7 });
-    let prop_column = 5 + r#"<TestPlan guiclass="TestPlanGui" testclass="TestPlan" testname="Plan">"#.len();
-    assert_eq!(plan.props[0].span, Span { line: 4, column: prop_column as u32 });
+    let prop_column =
+        5 + r#"<TestPlan guiclass="TestPlanGui" testclass="TestPlan" testname="Plan">"#.len();
+    assert_eq!(
+        plan.props[0].span,
+        Span {
+            line: 4,
+            column: prop_column as u32
+        }
+    );
     assert_eq!(child(&tree).location(), "t.jmx:6:7");
 }
 
 #[test]
 fn span_columns_count_characters() {
     let tree = load("<jmeterTestPlan><hashTree>\n<!-- é€ -->  <A testname=\"x\"/><hashTree/></hashTree></jmeterTestPlan>");
-    assert_eq!(tree.roots[0].span, Span { line: 2, column: 14 });
+    assert_eq!(
+        tree.roots[0].span,
+        Span {
+            line: 2,
+            column: 14
+        }
+    );
 }
 
 #[test]
@@ -280,8 +354,14 @@ fn malformed_xml_reports_file_line_and_column() {
     };
     assert_eq!(span.line, 4);
     let message = err.to_string();
-    assert!(message.starts_with(&format!("dir/bad.jmx:4:{}: malformed XML: ", span.column)), "{message}");
-    assert!(!message.ends_with(&format!(" at {span}")), "position said once: {message}");
+    assert!(
+        message.starts_with(&format!("dir/bad.jmx:4:{}: malformed XML: ", span.column)),
+        "{message}"
+    );
+    assert!(
+        !message.ends_with(&format!(" at {span}")),
+        "position said once: {message}"
+    );
 }
 
 #[test]
@@ -289,7 +369,8 @@ fn wrong_root_or_missing_hash_tree_is_a_structure_error() {
     let err = load_str("<testResults/>", Path::new("r.jtl")).expect_err("wrong root");
     assert!(matches!(err, LoadError::Structure { .. }), "{err:?}");
     assert!(err.to_string().contains("<testResults>"), "{err}");
-    let err = load_str("<jmeterTestPlan>\n</jmeterTestPlan>", Path::new("e.jmx")).expect_err("no tree");
+    let err =
+        load_str("<jmeterTestPlan>\n</jmeterTestPlan>", Path::new("e.jmx")).expect_err("no tree");
     assert!(matches!(err, LoadError::Structure { .. }), "{err:?}");
     assert!(err.to_string().starts_with("e.jmx:1:1:"), "{err}");
 }

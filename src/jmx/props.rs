@@ -102,7 +102,10 @@ fn element_prop(node: Node, lines: &LineIndex) -> PropValue {
     let element_type = node.attribute("elementType").unwrap_or_default();
     PropValue::Element {
         element_type: element_type.to_owned(),
-        class: node.attribute("testclass").unwrap_or(element_type).to_owned(),
+        class: node
+            .attribute("testclass")
+            .unwrap_or(element_type)
+            .to_owned(),
         gui: node.attribute("guiclass").unwrap_or_default().to_owned(),
         name: node.attribute("testname").unwrap_or_default().to_owned(),
         enabled: is_enabled(node),

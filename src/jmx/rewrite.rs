@@ -70,8 +70,7 @@ pub(super) fn convert(elements: &mut Vec<Element>, ctx: &mut Context) -> Result<
 pub(super) fn is_class(element: &Element, alias: &str) -> bool {
     let class = element.class.as_str();
     class == alias
-        || (class.starts_with("org.apache.jmeter.")
-            && class.rsplit('.').next() == Some(alias))
+        || (class.starts_with("org.apache.jmeter.") && class.rsplit('.').next() == Some(alias))
 }
 
 /// A rewrite error located at `element`.
@@ -82,3 +81,7 @@ pub(super) fn error(element: &Element, message: String) -> LoadError {
         message,
     }
 }
+
+#[cfg(test)]
+#[path = "rewrite_tests.rs"]
+mod tests;
