@@ -3,10 +3,14 @@
 //! This module knows the *shape* of a JMeter file (elements paired with their `hashTree`,
 //! every property kind, entities, spans) and nothing of what elements mean. `plan` reads
 //! this tree and gives it semantics. Structural rewrites that JMeter performs before a
-//! run (disabled elements removed, Include and Module Controllers replaced by their
-//! targets, Test Fragments kept only as targets) live in [`rewrite`].
+//! run (disabled elements and the WorkBench removed, Include and Module Controllers kept as
+//! plain controllers holding what they stand for, Test Fragments left as targets) live in
+//! [`rewrite`].
 
+mod include;
 mod load;
+mod module;
+mod props;
 pub mod rewrite;
 
 use std::path::{Path, PathBuf};
