@@ -6,10 +6,12 @@
 //! the console summariser). [`expr`] compiles `${...}` expressions; [`samplers`] speak
 //! the protocols. [`cli`] turns JMeter's command line into a run configuration.
 
+pub mod cli;
 pub mod engine;
 pub mod expr;
 pub mod jmx;
 pub mod plan;
 pub mod results;
+pub mod run;
 pub mod samplers;
 pub mod script;

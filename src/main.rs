@@ -1,1 +1,39 @@
-fn main() {}
+//! The `jmxr` binary: builds the runtime, reads the command line, runs, exits.
+
+use std::process::ExitCode;
+
+use jmxr::cli::{self, Command};
+use jmxr::run::{self, Outcome};
+
+fn main() -> ExitCode {
+    let command = match cli::parse(std::env::args().skip(1)).and_then(|raw| raw.resolve()) {
+        Ok(command) => command,
+        Err(err) => {
+            eprintln!("An error occurred: {err}");
+            eprintln!("{}", cli::USAGE);
+            return ExitCode::from(Outcome::BadInput.exit_code());
+        }
+    };
+    let outcome = match command {
+        Command::Help => {
+            print!("{}", cli::USAGE);
+            Outcome::Completed
+        }
+        Command::Version => {
+            println!("jmxr {}", env!("CARGO_PKG_VERSION"));
+            Outcome::Completed
+        }
+        Command::Check(config) => run::check(&config, &mut std::io::stdout()),
+        Command::Run(config) => {
+            let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+                Ok(runtime) => runtime,
+                Err(err) => {
+                    eprintln!("An error occurred: cannot start the runtime: {err}");
+                    return ExitCode::from(Outcome::BadInput.exit_code());
+                }
+            };
+            runtime.block_on(run::run(config))
+        }
+    };
+    ExitCode::from(outcome.exit_code())
+}

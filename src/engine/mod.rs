@@ -47,6 +47,8 @@ pub struct RunShared {
     pub stop_now: CancellationToken,
     /// Set once any stop was asked for (decides whether tearDown runs).
     stop_requested: std::sync::atomic::AtomicBool,
+    /// Set when a signal stopped the run.
+    interrupted: std::sync::atomic::AtomicBool,
     pub counts: ThreadCounts,
     /// Active threads per thread group id.
     group_active: Mutex<HashMap<usize, Arc<AtomicI32>>>,
@@ -78,6 +80,7 @@ impl RunShared {
             stop: Mutex::new(CancellationToken::new()),
             stop_now: CancellationToken::new(),
             stop_requested: Default::default(),
+            interrupted: Default::default(),
             counts: ThreadCounts::default(),
             group_active: Mutex::new(HashMap::new()),
             sample_variables,
@@ -102,6 +105,14 @@ impl RunShared {
     pub fn request_stop_now(&self) {
         self.request_stop();
         self.stop_now.cancel();
+    }
+
+    pub fn mark_interrupted(&self) {
+        self.interrupted.store(true, Ordering::SeqCst);
+    }
+
+    pub fn interrupted(&self) -> bool {
+        self.interrupted.load(Ordering::SeqCst)
     }
 
     pub fn stop_requested(&self) -> bool {

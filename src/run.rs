@@ -1,0 +1,304 @@
+//! One invocation, end to end: load → rewrite → plan → (refuse or) run → sinks.
+//!
+//! This is the only place that knows every stage; `main` maps its [`Outcome`] to an
+//! exit code.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::cli::{CheckConfig, RunConfig};
+use crate::engine::{self, RunShared};
+use crate::expr::{FunctionRegistry, Properties, TestInfo, ThreadInfo, Variables};
+use crate::jmx;
+use crate::plan::{self, PlanOutcome, Severity};
+use crate::results::{ResultsBus, SampleEvent, Sink, BUS_CAPACITY};
+
+/// How an invocation ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The run completed (failed samples included, as in JMeter).
+    Completed,
+    /// Bad input: plan, property file, output file.
+    BadInput,
+    /// The plan holds unsupported elements.
+    Unsupported,
+    /// Stopped by Ctrl-C or SIGTERM.
+    Interrupted,
+}
+
+impl Outcome {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Outcome::Completed => 0,
+            Outcome::BadInput => 1,
+            Outcome::Unsupported => 2,
+            Outcome::Interrupted => 3,
+        }
+    }
+}
+
+/// Loads, rewrites and plans a file; errors are printed.
+fn load_plan(path: &Path, functions: &FunctionRegistry) -> Result<PlanOutcome, Outcome> {
+    let mut tree = jmx::load_file(path).map_err(|e| {
+        eprintln!("An error occurred: {e}");
+        Outcome::BadInput
+    })?;
+    jmx::rewrite::apply(&mut tree).map_err(|e| {
+        eprintln!("An error occurred: {e}");
+        Outcome::BadInput
+    })?;
+    Ok(plan::build(&tree, functions))
+}
+
+/// `jmxr check`: lists every element with its status and exits non-zero when a plan
+/// holds something that would change the load or the verdict.
+pub fn check(config: &CheckConfig, out: &mut dyn Write) -> Outcome {
+    let functions = FunctionRegistry::standard();
+    let mut outcome = Outcome::Completed;
+    for path in &config.plans {
+        let built = match load_plan(path, &functions) {
+            Ok(built) => built,
+            Err(o) => {
+                outcome = o;
+                continue;
+            }
+        };
+        let _ = writeln!(out, "{}", path.display());
+        for element in &built.elements {
+            let _ = writeln!(
+                out,
+                "  {:<11} {}  ({}){}",
+                element.status.word(),
+                element.path,
+                element.location,
+                if element.note.is_empty() {
+                    String::new()
+                } else {
+                    format!(" — {}", element.note)
+                }
+            );
+        }
+        for diagnostic in &built.diagnostics {
+            let _ = writeln!(out, "  {diagnostic}");
+        }
+        let errors = built.errors().count();
+        let _ = writeln!(
+            out,
+            "  {} elements, {} errors, {} warnings",
+            built.elements.len(),
+            errors,
+            built.diagnostics.len() - errors
+        );
+        if errors > 0 && outcome == Outcome::Completed {
+            outcome = Outcome::Unsupported;
+        }
+    }
+    outcome
+}
+
+/// A run: the plan is refused if it holds errors (unless `--skip-unsupported`), result
+/// files are prepared, users run, and every sink is finished on every way out.
+pub async fn run(config: RunConfig) -> Outcome {
+    let functions = FunctionRegistry::standard();
+    let built = match load_plan(&config.plan, &functions) {
+        Ok(built) => built,
+        Err(outcome) => return outcome,
+    };
+    let errors: Vec<_> = built.errors().collect();
+    if !errors.is_empty() {
+        let word = if config.skip_unsupported { "warning" } else { "error" };
+        eprintln!(
+            "{word}: {} cannot be run as written; {} problem(s):",
+            config.plan.display(),
+            errors.len()
+        );
+        for diagnostic in &errors {
+            eprintln!("  {}: {} ({})", diagnostic.location, diagnostic.message, diagnostic.path);
+        }
+        if !config.skip_unsupported {
+            eprintln!("Run with --skip-unsupported to run the rest of the plan anyway.");
+            return Outcome::Unsupported;
+        }
+    }
+    for warning in built
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+    {
+        eprintln!("{warning}");
+    }
+    let plan = Arc::new(built.plan);
+    let properties = start_properties(config.properties.clone());
+    let test = TestInfo {
+        plan_file: config.plan.clone(),
+        plan_dir: config
+            .plan
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from(".")),
+    };
+    let shared = Arc::new(RunShared::new(properties, test, config.seed));
+    let sinks = match open_sinks(&plan, &config, &shared) {
+        Ok(sinks) => sinks,
+        Err(message) => {
+            eprintln!("An error occurred: {message}");
+            return Outcome::BadInput;
+        }
+    };
+    println!("Created the tree successfully using {}", config.plan.display());
+    let start = chrono::Local::now();
+    println!(
+        "Starting standalone test @ {} ({})",
+        start.format("%Y %b %-d %H:%M:%S"),
+        start.timestamp_millis()
+    );
+    let (bus, receiver) = ResultsBus::new(BUS_CAPACITY);
+    let drain = tokio::spawn(drain(receiver, sinks));
+    let signals = tokio::spawn(watch_signals(shared.clone()));
+    let problems = engine::run(plan, shared.clone(), bus).await;
+    signals.abort();
+    let failures = drain.await.unwrap_or_default();
+    let end = chrono::Local::now();
+    println!(
+        "Tidying up ...    @ {} ({})",
+        end.format("%Y %b %-d %H:%M:%S"),
+        end.timestamp_millis()
+    );
+    println!("... end of run");
+    for problem in &problems {
+        eprintln!("Thread group {}: {}", problem.group, problem.message);
+    }
+    for failure in &failures {
+        eprintln!("error: {failure}");
+    }
+    if shared.interrupted() {
+        Outcome::Interrupted
+    } else if !failures.is_empty() || !problems.is_empty() {
+        Outcome::BadInput
+    } else {
+        Outcome::Completed
+    }
+}
+
+/// The run's properties plus those JMeter sets when a test starts.
+fn start_properties(mut props: HashMap<String, String>) -> Properties {
+    let now = chrono::Local::now();
+    let ms = now.timestamp_millis().to_string();
+    props.insert("START.MS".into(), ms.clone());
+    props.insert("START.YMD".into(), now.format("%Y%m%d").to_string());
+    props.insert("START.HMS".into(), now.format("%H%M%S").to_string());
+    props.insert("TESTSTART.MS".into(), ms);
+    Properties::from_map(props)
+}
+
+/// Feeds every sample to every sink; flushes when the bus is quiet; finishes the sinks
+/// when the bus closes. A failing sink is reported once and skipped afterwards, so the
+/// others (and the run) go on.
+async fn drain(mut receiver: mpsc::Receiver<SampleEvent>, mut sinks: Vec<Box<dyn Sink>>) -> Vec<String> {
+    let mut failed = vec![false; sinks.len()];
+    let mut failures = Vec::new();
+    let mut report = |index: usize, failed: &mut Vec<bool>, err: std::io::Error| {
+        if !failed[index] {
+            failed[index] = true;
+            failures.push(format!("a result writer failed and stopped: {err}"));
+        }
+    };
+    loop {
+        match tokio::time::timeout(Duration::from_millis(1000), receiver.recv()).await {
+            Ok(Some(event)) => {
+                for (i, sink) in sinks.iter_mut().enumerate() {
+                    if !failed[i] {
+                        if let Err(e) = sink.on_sample(&event) {
+                            report(i, &mut failed, e);
+                        }
+                    }
+                }
+            }
+            Ok(None) => break,
+            Err(_) => {
+                for (i, sink) in sinks.iter_mut().enumerate() {
+                    if !failed[i] {
+                        if let Err(e) = sink.flush() {
+                            report(i, &mut failed, e);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (i, sink) in sinks.iter_mut().enumerate() {
+        if !failed[i] {
+            if let Err(e) = sink.finish() {
+                report(i, &mut failed, e);
+            }
+        }
+    }
+    failures
+}
+
+/// First Ctrl-C or SIGTERM: finish current samples and stop. Second: stop at once.
+async fn watch_signals(run: Arc<RunShared>) {
+    let mut first = true;
+    loop {
+        if wait_for_signal().await.is_err() {
+            return;
+        }
+        run.mark_interrupted();
+        if first {
+            eprintln!("Stopping: users finish their current sample (press Ctrl-C again to stop at once)");
+            run.request_stop();
+            first = false;
+        } else {
+            eprintln!("Stopping now");
+            run.request_stop_now();
+            return;
+        }
+    }
+}
+
+#[cfg(unix)]
+async fn wait_for_signal() -> std::io::Result<()> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    tokio::select! {
+        _ = term.recv() => Ok(()),
+        _ = int.recv() => Ok(()),
+    }
+}
+
+#[cfg(not(unix))]
+async fn wait_for_signal() -> std::io::Result<()> {
+    tokio::signal::ctrl_c().await
+}
+
+/// Evaluates a file name template (Result Collector `filename`) outside any user.
+pub fn eval_outside_users(template: &crate::expr::Template, shared: &RunShared) -> String {
+    let mut vars = Variables::new();
+    let thread = ThreadInfo::default();
+    let mut rng = <rand::rngs::SmallRng as rand::SeedableRng>::seed_from_u64(0);
+    let mut cx = crate::expr::EvalContext {
+        vars: &mut vars,
+        props: &shared.props,
+        thread: &thread,
+        test: &shared.test,
+        rng: &mut rng,
+        sampler_name: "",
+        prev: None,
+    };
+    template.eval(&mut cx)
+}
+
+/// The sinks of a run: the `-l` file, the plan's Result Collectors, the summariser.
+fn open_sinks(
+    _plan: &plan::TestPlan,
+    _config: &RunConfig,
+    _shared: &RunShared,
+) -> Result<Vec<Box<dyn Sink>>, String> {
+    Ok(Vec::new())
+}
