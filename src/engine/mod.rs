@@ -3,6 +3,8 @@
 
 mod user;
 
+use tokio_util::sync::CancellationToken;
+
 use crate::expr::{Properties, TestInfo};
 
 pub use user::UserState;
@@ -11,4 +13,8 @@ pub use user::UserState;
 pub struct RunShared {
     pub props: Properties,
     pub test: TestInfo,
+    /// Cancelled when the run must stop *now* (JMeter's "Stop", not "Shutdown"): samplers
+    /// that wait (sleeps, child processes) await it so they end at once, as JMeter
+    /// interrupts its sampler threads.
+    pub stop_now: CancellationToken,
 }
