@@ -60,7 +60,12 @@ impl Sampler for DebugSampler {
             write_section(&mut body, &mut sections, "JMeterProperties", entries);
         }
         if self.system_properties {
-            write_section(&mut body, &mut sections, "SystemProperties", system_properties());
+            write_section(
+                &mut body,
+                &mut sections,
+                "SystemProperties",
+                system_properties(),
+            );
         }
         result.response_data = body.into_bytes();
         result.data_encoding = "UTF-8".to_string();
@@ -226,7 +231,10 @@ mod tests {
     async fn by_default_lists_the_variables_only() {
         let result = run(&debug_sampler(&[]), Properties::new()).await;
         let body = String::from_utf8(result.response_data.clone()).expect("utf-8");
-        assert_eq!(body, "JMeterVariables:\nB=upper\na=x=y\nv2=two\nv10=ten\n\n");
+        assert_eq!(
+            body,
+            "JMeterVariables:\nB=upper\na=x=y\nv2=two\nv10=ten\n\n"
+        );
         assert_eq!(result.sampler_data, "JMeterVariables\n");
         assert_eq!(result.response_code, "200");
         assert_eq!(result.response_message, "OK");

@@ -9,10 +9,11 @@
 //! "Stop" ends them at once as JMeter's thread interruption does.
 //!
 //! Families here: [`java`] (Java Request with JMeter's `JavaTest` and `SleepTest`),
-//! [`debug`] (Debug Sampler).
+//! [`debug`] (Debug Sampler), [`os_process`] (OS Process Sampler).
 
 pub mod debug;
 pub mod java;
+pub mod os_process;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -36,6 +37,9 @@ pub fn build(
             Some(java::build(cx, configs))
         }
         "DebugSampler" | "org.apache.jmeter.sampler.DebugSampler" => Some(debug::build(cx)),
+        "SystemSampler" | "org.apache.jmeter.protocol.system.SystemSampler" => {
+            Some(os_process::build(cx))
+        }
         _ => None,
     }
 }

@@ -49,7 +49,9 @@ enum Client {
     JavaTest,
     SleepTest,
     /// A class jmxr cannot run; `classname` is the name as JMeter reports it.
-    Missing { classname: String },
+    Missing {
+        classname: String,
+    },
 }
 
 /// Builds a Java Request, merging the Java Request Defaults among `configs`.
@@ -267,10 +269,7 @@ mod tests {
 
     #[tokio::test]
     async fn defaults_fill_missing_arguments_innermost_first() {
-        let sampler = java_request(
-            JAVA_TEST,
-            &[("Sleep_Time", "0"), ("ResultData", "mine")],
-        );
+        let sampler = java_request(JAVA_TEST, &[("Sleep_Time", "0"), ("ResultData", "mine")]);
         let inner = element(
             "JavaConfig",
             "JavaConfigGui",
@@ -318,7 +317,10 @@ mod tests {
             .await
             .expect("sampled");
         assert_eq!(&*result.label, "ERROR: com.example.Custom ");
-        assert_eq!(result.response_data, b"Class not found: com.example.Custom ");
+        assert_eq!(
+            result.response_data,
+            b"Class not found: com.example.Custom "
+        );
         assert!(!result.success);
         assert_eq!(result.error_count, 1);
         assert_eq!(result.data_type, "");
