@@ -1,19 +1,286 @@
 //! Samplers, one module per protocol or family. Each turns its resolved settings into a
 //! `SampleResult`; none of them schedules or loops.
+//!
+//! `plan` calls [`build`] once per sampler element with a [`BuildContext`] (templates are
+//! compiled there, problems reported there) and keeps the returned [`Sampler`]; the
+//! engine calls [`Sampler::sample`] with the virtual user's state. Samplers evaluate
+//! their templates at sample time and take their timings with [`Stopwatch`]. Samplers
+//! that wait (sleeps, child processes) also await the run's `stop_now` token, so a
+//! "Stop" ends them at once as JMeter's thread interruption does.
+//!
+//! Families here: [`java`] (Java Request with JMeter's `JavaTest` and `SleepTest`),
+//! [`debug`] (Debug Sampler), [`os_process`] (OS Process Sampler), [`flow_control`]
+//! (Flow Control Action).
+
+pub mod debug;
+pub mod flow_control;
+pub mod java;
+pub mod os_process;
 
 use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use tokio_util::sync::CancellationToken;
 
 use crate::jmx::Element;
-use crate::plan::{BuildContext, Sampler};
+use crate::plan::{BuildContext, SampleContext, Sampler};
+use crate::results::SampleResult;
 
 /// Builds the sampler for `class`. `configs` are the config elements in the sampler's
 /// scope, innermost first, for samplers that merge defaults (Java Request Defaults).
 /// Returns `None` when the class is not a sampler jmxr runs.
 pub fn build(
-    _class: &str,
-    _cx: &mut BuildContext<'_>,
-    _configs: &[&Element],
+    class: &str,
+    cx: &mut BuildContext<'_>,
+    configs: &[&Element],
 ) -> Option<Arc<dyn Sampler>> {
-    None
+    match class {
+        "JavaSampler" | "org.apache.jmeter.protocol.java.sampler.JavaSampler" => {
+            Some(java::build(cx, configs))
+        }
+        "DebugSampler" | "org.apache.jmeter.sampler.DebugSampler" => Some(debug::build(cx)),
+        "SystemSampler" | "org.apache.jmeter.protocol.system.SystemSampler" => {
+            Some(os_process::build(cx))
+        }
+        _ => None,
+    }
 }
-pub mod flow_control;
+
+/// Times one sample: the wall clock gives the start stamp JMeter writes, a monotonic
+/// clock gives the elapsed time, so clock adjustments never distort durations.
+pub struct Stopwatch {
+    start_ms: i64,
+    started: Instant,
+}
+
+impl Stopwatch {
+    pub fn start() -> Stopwatch {
+        Stopwatch {
+            start_ms: wall_clock_ms(),
+            started: Instant::now(),
+        }
+    }
+
+    /// The start, epoch ms.
+    pub fn start_ms(&self) -> i64 {
+        self.start_ms
+    }
+
+    /// Records start, end and elapsed on `result` (end = start + elapsed).
+    pub fn stop(&self, result: &mut SampleResult) {
+        let elapsed = i64::try_from(self.started.elapsed().as_millis()).unwrap_or(i64::MAX);
+        result.start_time = self.start_ms;
+        result.elapsed = elapsed;
+        result.end_time = self.start_ms.saturating_add(elapsed);
+    }
+}
+
+/// Milliseconds since the epoch by the wall clock (0 if the clock is before 1970).
+pub fn wall_clock_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// A result labelled `label` and stamped with the user's thread name, as JMeter's
+/// `SampleResult` takes the name of the thread that creates it.
+pub fn new_result(cx: &SampleContext<'_>, label: Arc<str>) -> SampleResult {
+    let mut result = SampleResult::new(label);
+    result.thread_name = cx.user.thread.thread_name.clone();
+    result
+}
+
+/// Sleeps `ms` milliseconds unless the run is stopped now first. Returns false when the
+/// sleep was cut short (the sampler then reports an interrupted sample).
+pub async fn sleep_unless_stopped(ms: u64, stop_now: &CancellationToken) -> bool {
+    tokio::select! {
+        biased;
+        _ = stop_now.cancelled() => false,
+        _ = tokio::time::sleep(Duration::from_millis(ms)) => true,
+    }
+}
+
+/// Hand-made elements and users for the samplers' unit tests (the `.jmx` loader is not
+/// needed to exercise a sampler).
+#[cfg(test)]
+pub(crate) mod test_support {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use rand::SeedableRng;
+    use tokio_util::sync::CancellationToken;
+
+    use crate::engine::{RunShared, UserState};
+    use crate::expr::{FunctionRegistry, Properties, TestInfo, ThreadInfo, Variables};
+    use crate::jmx::{Element, PropValue, Property, ScalarKind, Span};
+    use crate::plan::{Diagnostic, SampleContext, Sampler};
+    use crate::results::{SampleAction, SampleResult};
+
+    fn scalar(kind: ScalarKind, name: &str, text: &str) -> Property {
+        Property {
+            name: name.to_string(),
+            value: PropValue::Scalar {
+                kind,
+                text: text.to_string(),
+            },
+            span: Span::default(),
+        }
+    }
+
+    pub fn string_prop(name: &str, text: &str) -> Property {
+        scalar(ScalarKind::String, name, text)
+    }
+
+    pub fn bool_prop(name: &str, value: bool) -> Property {
+        scalar(ScalarKind::Bool, name, if value { "true" } else { "false" })
+    }
+
+    pub fn long_prop(name: &str, value: i64) -> Property {
+        scalar(ScalarKind::Long, name, &value.to_string())
+    }
+
+    /// An `Arguments` element property holding `(Argument.name, Argument.value)` rows.
+    pub fn arguments_prop(name: &str, rows: &[(&str, &str)]) -> Property {
+        let items = rows
+            .iter()
+            .map(|(n, v)| Property {
+                name: n.to_string(),
+                value: PropValue::Element {
+                    element_type: "Argument".into(),
+                    class: String::new(),
+                    gui: String::new(),
+                    name: n.to_string(),
+                    enabled: true,
+                    props: vec![
+                        string_prop("Argument.name", n),
+                        string_prop("Argument.value", v),
+                        string_prop("Argument.metadata", "="),
+                    ],
+                },
+                span: Span::default(),
+            })
+            .collect();
+        Property {
+            name: name.to_string(),
+            value: PropValue::Element {
+                element_type: "Arguments".into(),
+                class: "Arguments".into(),
+                gui: "ArgumentsPanel".into(),
+                name: String::new(),
+                enabled: true,
+                props: vec![Property {
+                    name: "Arguments.arguments".into(),
+                    value: PropValue::Collection(items),
+                    span: Span::default(),
+                }],
+            },
+            span: Span::default(),
+        }
+    }
+
+    pub fn element(class: &str, gui: &str, name: &str, props: Vec<Property>) -> Element {
+        Element {
+            tag: class.to_string(),
+            class: class.to_string(),
+            gui: gui.to_string(),
+            name: name.to_string(),
+            enabled: true,
+            props,
+            children: Vec::new(),
+            span: Span { line: 1, column: 1 },
+            file: Arc::new(PathBuf::from("test.jmx")),
+        }
+    }
+
+    /// Builds `element` as the plan would, returning the sampler and the diagnostics.
+    pub fn build_element(
+        element: &Element,
+        configs: &[&Element],
+    ) -> (Option<Arc<dyn Sampler>>, Vec<Diagnostic>) {
+        let registry = FunctionRegistry::standard();
+        let mut diagnostics = Vec::new();
+        let mut cx = crate::plan::BuildContext::new(
+            &registry,
+            element,
+            Arc::from("Test Plan › Thread Group › sampler"),
+            7,
+            &mut diagnostics,
+        );
+        let sampler = super::build(&element.class, &mut cx, configs);
+        (sampler, diagnostics)
+    }
+
+    /// A virtual user of a run with the given JMeter properties.
+    pub fn user_with(props: Properties, stop_now: CancellationToken) -> UserState {
+        let mut shared = RunShared::new(props, TestInfo::default(), Some(1));
+        shared.stop_now = stop_now;
+        let run = Arc::new(shared);
+        let thread = ThreadInfo {
+            thread_num: 1,
+            thread_name: Arc::from("Thread Group 1-1"),
+            group_name: Arc::from("Thread Group"),
+        };
+        UserState::new(
+            run,
+            thread,
+            Variables::new(),
+            rand::rngs::SmallRng::seed_from_u64(1),
+        )
+    }
+
+    pub fn user() -> UserState {
+        user_with(Properties::new(), CancellationToken::new())
+    }
+
+    /// Runs one sample of `sampler` labelled `label` (element id 7, as [`build_element`] uses).
+    pub async fn sample(
+        sampler: &dyn Sampler,
+        user: &mut UserState,
+        label: &str,
+    ) -> Option<SampleResult> {
+        let mut cx = SampleContext {
+            user,
+            label: Arc::from(label),
+            element_id: 7,
+            action: SampleAction::Continue,
+        };
+        sampler.sample(&mut cx).await
+    }
+
+    /// Builds `element` (which must build cleanly) and samples it once with a fresh user.
+    pub async fn build_and_sample(element: &Element) -> SampleResult {
+        let (sampler, diagnostics) = build_element(element, &[]);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let sampler = sampler.expect("sampler is built");
+        let mut user = user();
+        sample(sampler.as_ref(), &mut user, &element.name)
+            .await
+            .expect("a sample is produced")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::*;
+
+    #[test]
+    fn unknown_classes_are_not_built_here() {
+        let element = element("HTTPSamplerProxy", "HttpTestSampleGui", "x", vec![]);
+        let (sampler, diagnostics) = build_element(&element, &[]);
+        assert!(sampler.is_none());
+        assert!(diagnostics.is_empty());
+    }
+
+    #[tokio::test]
+    async fn sleeps_end_early_when_the_run_stops_now() {
+        let token = tokio_util::sync::CancellationToken::new();
+        let stopper = token.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            stopper.cancel();
+        });
+        let started = std::time::Instant::now();
+        assert!(!super::sleep_unless_stopped(10_000, &token).await);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+}

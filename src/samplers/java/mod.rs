@@ -1,0 +1,350 @@
+//! Java Request (`JavaSampler`): runs a Java client class with name/value parameters.
+//!
+//! jmxr cannot load Java classes; it emulates the two clients JMeter ships for trying
+//! plans out, `JavaTest` and `SleepTest` (see [`clients`]). Any other class is reported
+//! as a plan error at build time, and the sampler, if run anyway, fails each sample the
+//! way JMeter's stand-in client for a class it cannot load does.
+//!
+//! Parameters follow JMeter's `JavaSampler`: the sampler's own `arguments`, then the
+//! arguments of every Java Request Defaults element in scope (innermost first) appended
+//! to them, then `TestElement.name` = the sampler's name. When a name repeats, the
+//! **first** occurrence wins (`Arguments.getArgumentsAsMap`), so the sampler's values
+//! beat the defaults and the innermost defaults beat outer ones. Values are evaluated on
+//! every sample, as JMeter builds a fresh parameter map per sample.
+
+mod clients;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use crate::expr::Template;
+use crate::jmx::Element;
+use crate::plan::context::argument_rows;
+use crate::plan::{BuildContext, SampleContext, Sampler};
+use crate::results::SampleResult;
+
+use super::{new_result, wall_clock_ms};
+
+/// The client class JMeter ships as a configurable dummy sampler.
+pub const JAVA_TEST: &str = "org.apache.jmeter.protocol.java.test.JavaTest";
+/// The client class JMeter ships as a plain sleeping sampler.
+pub const SLEEP_TEST: &str = "org.apache.jmeter.protocol.java.test.SleepTest";
+/// The parameter JMeter adds so a client can read its element's name.
+const ELEMENT_NAME: &str = "TestElement.name";
+
+/// Config GUI classes a Java Request accepts (JMeter's `JavaSampler.applies`).
+const APPLICABLE_CONFIG_GUIS: [&str; 2] = ["JavaConfigGui", "SimpleConfigGui"];
+
+/// A Java Request bound to one of the emulated clients.
+pub struct JavaSampler {
+    client: Client,
+    /// The sampler's arguments followed by those of its defaults, innermost first.
+    params: Vec<(String, Template)>,
+}
+
+/// Which Java client class the sampler runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Client {
+    JavaTest,
+    SleepTest,
+    /// A class jmxr cannot run; `classname` is the name as JMeter reports it.
+    Missing {
+        classname: String,
+    },
+}
+
+/// Builds a Java Request, merging the Java Request Defaults among `configs`.
+pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn Sampler> {
+    let applicable: Vec<&Element> = configs
+        .iter()
+        .copied()
+        .filter(|config| accepts_config(config))
+        .collect();
+    let mut params = cx.arguments("arguments");
+    for config in &applicable {
+        if let Some(prop) = config.prop("arguments") {
+            for (name, value) in argument_rows(prop) {
+                let value = cx.compile(&value);
+                params.push((name, value));
+            }
+        }
+    }
+    // JMeter resolves the class once, before config merging, from the sampler's own
+    // `classname`; a name supplied only by defaults therefore never loads, but it is
+    // the name JMeter's failing samples show.
+    let own = cx.raw("classname").unwrap_or("");
+    let client = match own.trim() {
+        JAVA_TEST => Client::JavaTest,
+        SLEEP_TEST => Client::SleepTest,
+        other => {
+            cx.error(format!(
+                "Java Request class {other:?} is not available; jmxr emulates only \
+                 {JAVA_TEST} and {SLEEP_TEST}"
+            ));
+            let classname = if own.is_empty() {
+                defaults_classname(&applicable).unwrap_or("")
+            } else {
+                own
+            };
+            Client::Missing {
+                classname: classname.to_string(),
+            }
+        }
+    };
+    Arc::new(JavaSampler { client, params })
+}
+
+/// Whether a config element applies to a Java Request: JMeter checks its GUI class.
+fn accepts_config(config: &Element) -> bool {
+    let short = config.gui.rsplit('.').next().unwrap_or("");
+    APPLICABLE_CONFIG_GUIS.contains(&short)
+}
+
+/// The first non-empty `classname` among the defaults (innermost first).
+fn defaults_classname<'a>(configs: &[&'a Element]) -> Option<&'a str> {
+    configs
+        .iter()
+        .filter_map(|config| config.str_prop("classname"))
+        .find(|name| !name.is_empty())
+}
+
+#[async_trait]
+impl Sampler for JavaSampler {
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
+        let params = self.evaluate(cx);
+        let mut result = match &self.client {
+            Client::JavaTest => clients::java_test(&params, cx).await,
+            Client::SleepTest => clients::sleep_test(&params, cx).await,
+            Client::Missing { classname } => missing_class(classname, cx),
+        };
+        // JMeter labels a result its client left unlabelled with the element's name.
+        if result.label.is_empty() {
+            result.label = cx.label.clone();
+        }
+        Some(result)
+    }
+}
+
+impl JavaSampler {
+    /// This sample's parameter map (JMeter's `JavaSamplerContext`).
+    fn evaluate(&self, cx: &mut SampleContext<'_>) -> Parameters {
+        let mut eval = cx.user.eval(&cx.label);
+        let mut values: Vec<(String, String)> = self
+            .params
+            .iter()
+            .map(|(name, template)| (name.clone(), template.eval(&mut eval)))
+            .collect();
+        values.push((ELEMENT_NAME.to_string(), cx.label.to_string()));
+        Parameters(values)
+    }
+}
+
+/// The failed sample JMeter's stand-in client produces for a class it could not load.
+/// JMeter leaves its times at 0; jmxr stamps the current time with no duration so the
+/// sample does not drag reports back to 1970.
+fn missing_class(classname: &str, cx: &SampleContext<'_>) -> SampleResult {
+    let mut result = new_result(cx, Arc::from(format!("ERROR: {classname}")));
+    result.response_data = format!("Class not found: {classname}").into_bytes();
+    result.data_encoding = "UTF-8".to_string();
+    result.set_success(false);
+    let now = wall_clock_ms();
+    result.start_time = now;
+    result.end_time = now;
+    result
+}
+
+/// Parameters of one sample, in order; the first occurrence of a name wins.
+pub struct Parameters(Vec<(String, String)>);
+
+impl Parameters {
+    /// The value of `name`, or `None` when it was not given (present but empty is `Some("")`).
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// `name` read as JMeter's `getLongParameter(name, default)`: `Long.decode` syntax,
+    /// and the default when the value is absent or not a number.
+    pub fn long(&self, name: &str, default: i64) -> i64 {
+        self.get(name).and_then(java_long_decode).unwrap_or(default)
+    }
+}
+
+/// Parses an integer as Java's `Long.decode`: optional sign, then `0x`/`0X`/`#` for
+/// hexadecimal, a leading `0` for octal, decimal otherwise; no surrounding blanks.
+pub fn java_long_decode(text: &str) -> Option<i64> {
+    let (negative, rest) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (radix, digits) = if let Some(hex) = rest
+        .strip_prefix("0x")
+        .or_else(|| rest.strip_prefix("0X"))
+        .or_else(|| rest.strip_prefix('#'))
+    {
+        (16, hex)
+    } else if rest.len() > 1 && rest.starts_with('0') {
+        (8, &rest[1..])
+    } else {
+        (10, rest)
+    };
+    // A sign after the radix prefix is an error in Java; `from_str_radix` would take it.
+    if digits.starts_with(['-', '+']) {
+        return None;
+    }
+    let signed = if negative {
+        format!("-{digits}")
+    } else {
+        digits.to_string()
+    };
+    i64::from_str_radix(&signed, radix).ok()
+}
+
+/// The sleep of `JavaTest` and `SleepTest`: the base time plus the start time modulo the
+/// mask, a cheap pseudo-random spread (only when both are positive).
+pub fn sleep_ms(sleep_time: i64, sleep_mask: i64, now_ms: i64) -> i64 {
+    if sleep_time > 0 && sleep_mask > 0 {
+        sleep_time.wrapping_add(now_ms % sleep_mask)
+    } else {
+        sleep_time
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::samplers::test_support::*;
+
+    fn java_request(class: &str, args: &[(&str, &str)]) -> Element {
+        element(
+            "JavaSampler",
+            "JavaTestSamplerGui",
+            "JR",
+            vec![
+                arguments_prop("arguments", args),
+                string_prop("classname", class),
+            ],
+        )
+    }
+
+    #[test]
+    fn long_parameters_use_java_decode_syntax() {
+        assert_eq!(java_long_decode("0xFF"), Some(255));
+        assert_eq!(java_long_decode("0X1f"), Some(31));
+        assert_eq!(java_long_decode("#10"), Some(16));
+        assert_eq!(java_long_decode("010"), Some(8));
+        assert_eq!(java_long_decode("-0x10"), Some(-16));
+        assert_eq!(java_long_decode("+5"), Some(5));
+        assert_eq!(java_long_decode("0"), Some(0));
+        assert_eq!(java_long_decode("-9223372036854775808"), Some(i64::MIN));
+        for bad in ["", " 1", "1 ", "0x", "--5", "0x-5", "09", "1.5", "${t}"] {
+            assert_eq!(java_long_decode(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn sleep_adds_the_start_time_modulo_the_mask() {
+        assert_eq!(sleep_ms(100, 0xff, 1000), 100 + 1000 % 255);
+        assert_eq!(sleep_ms(100, 0, 1000), 100);
+        assert_eq!(sleep_ms(0, 0xff, 1000), 0);
+        assert_eq!(sleep_ms(-5, 0xff, 1000), -5);
+    }
+
+    #[test]
+    fn first_occurrence_of_a_parameter_wins() {
+        let params = Parameters(vec![
+            ("A".into(), "1".into()),
+            ("A".into(), "2".into()),
+            ("N".into(), "x".into()),
+        ]);
+        assert_eq!(params.get("A"), Some("1"));
+        assert_eq!(params.get("B"), None);
+        assert_eq!(params.long("N", 7), 7);
+        assert_eq!(params.long("B", 9), 9);
+    }
+
+    #[tokio::test]
+    async fn defaults_fill_missing_arguments_innermost_first() {
+        let sampler = java_request(JAVA_TEST, &[("Sleep_Time", "0"), ("ResultData", "mine")]);
+        let inner = element(
+            "JavaConfig",
+            "JavaConfigGui",
+            "Java Request Defaults",
+            vec![arguments_prop(
+                "arguments",
+                &[("ResultData", "theirs"), ("ResponseCode", "299")],
+            )],
+        );
+        let outer = element(
+            "JavaConfig",
+            "org.apache.jmeter.protocol.java.config.gui.JavaConfigGui",
+            "Outer Defaults",
+            vec![arguments_prop(
+                "arguments",
+                &[("ResponseCode", "300"), ("ResponseMessage", "outer")],
+            )],
+        );
+        let not_applicable = element(
+            "ConfigTestElement",
+            "HttpDefaultsGui",
+            "HTTP Defaults",
+            vec![arguments_prop("arguments", &[("Status", "KO")])],
+        );
+        let (built, diagnostics) = build_element(&sampler, &[&inner, &not_applicable, &outer]);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let mut user = user();
+        let result = sample(built.expect("built").as_ref(), &mut user, "JR")
+            .await
+            .expect("sampled");
+        assert_eq!(result.response_data, b"mine");
+        assert_eq!(result.response_code, "299");
+        assert_eq!(result.response_message, "outer");
+        assert!(result.success);
+    }
+
+    #[tokio::test]
+    async fn an_unknown_class_is_a_plan_error_and_fails_each_sample() {
+        let element = java_request("com.example.Custom ", &[]);
+        let (built, diagnostics) = build_element(&element, &[]);
+        assert_eq!(diagnostics.len(), 1);
+        assert!(diagnostics[0].message.contains("com.example.Custom"));
+        let mut user = user();
+        let result = sample(built.expect("built").as_ref(), &mut user, "JR")
+            .await
+            .expect("sampled");
+        assert_eq!(&*result.label, "ERROR: com.example.Custom ");
+        assert_eq!(
+            result.response_data,
+            b"Class not found: com.example.Custom "
+        );
+        assert!(!result.success);
+        assert_eq!(result.error_count, 1);
+        assert_eq!(result.data_type, "");
+    }
+
+    #[tokio::test]
+    async fn an_empty_class_reports_the_class_named_by_defaults() {
+        let element = java_request("", &[]);
+        let defaults = element_with_class("com.example.FromDefaults");
+        let (built, diagnostics) = build_element(&element, &[&defaults]);
+        assert_eq!(diagnostics.len(), 1);
+        let mut user = user();
+        let result = sample(built.expect("built").as_ref(), &mut user, "JR")
+            .await
+            .expect("sampled");
+        assert_eq!(&*result.label, "ERROR: com.example.FromDefaults");
+    }
+
+    fn element_with_class(class: &str) -> Element {
+        element(
+            "JavaConfig",
+            "JavaConfigGui",
+            "Defaults",
+            vec![string_prop("classname", class)],
+        )
+    }
+}
