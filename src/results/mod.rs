@@ -6,7 +6,18 @@
 //! and writes, so a slow disk applies back-pressure instead of losing samples.
 
 mod bus;
+mod csv;
+mod date_format;
 mod sample;
+mod save_config;
+mod xml;
 
 pub use bus::{ResultsBus, SampleEvent, Sink, BUS_CAPACITY};
+pub use csv::{csv_header, quote, write_csv_row, write_csv_sample};
+pub use date_format::{DatePattern, InvalidPattern};
 pub use sample::{AssertionResult, SampleAction, SampleResult, TRANSACTION_MESSAGE_PREFIX};
+pub use save_config::{SaveConfig, SaveConfigError};
+pub use xml::{
+    write_xml_file_end, write_xml_file_start, write_xml_sample, TEST_RESULTS_END,
+    TEST_RESULTS_START, XML_DECLARATION,
+};

@@ -65,6 +65,17 @@ pub struct SampleResult {
     /// What the thread should do after this sample (set by samplers, the Result Status
     /// Action Handler, scripts).
     pub action: SampleAction,
+    /// An HTTP sample (JMeter's `HTTPSampleResult`): written as `<httpSample>` in XML, with
+    /// the HTTP request fields below instead of `<samplerData>`.
+    pub is_http: bool,
+    /// HTTP only: the `Cookie` header sent (`<cookies>` in XML).
+    pub cookies: String,
+    /// HTTP only: the request method; empty means unset, and no `<method>` is written.
+    pub http_method: String,
+    /// HTTP only: the query string or form body (`<queryString>` in XML).
+    pub query_string: String,
+    /// HTTP only: the `Location` of a redirect response (`<redirectLocation>` in XML).
+    pub redirect_location: Option<String>,
 }
 
 /// A request, carried by a sample, to change the thread's course once the sample is recorded.
