@@ -24,7 +24,10 @@ pub fn csv_header(config: &SaveConfig) -> String {
         (config.thread_name, &["threadName"]),
         (config.data_type, &["dataType"]),
         (config.success, &["success"]),
-        (config.assertion_results_failure_message, &["failureMessage"]),
+        (
+            config.assertion_results_failure_message,
+            &["failureMessage"],
+        ),
         (config.bytes, &["bytes"]),
         (config.sent_bytes, &["sentBytes"]),
         (config.thread_counts, &["grpThreads", "allThreads"]),
@@ -349,7 +352,12 @@ mod tests {
 
     #[test]
     fn failure_message_and_subresult_rows() {
-        let config = listener(&["label", "success", "saveAssertionResultsFailureMessage", "subresults"]);
+        let config = listener(&[
+            "label",
+            "success",
+            "saveAssertionResultsFailureMessage",
+            "subresults",
+        ]);
         let mut parent = SampleResult::new(Arc::from("P"));
         parent.set_success(false);
         parent.assertions.push(AssertionResult {
@@ -382,7 +390,10 @@ mod tests {
         config.timestamp_is_start = false;
         assert_eq!(row(&config, &s), "1551783627200,x\n");
         let formatted = SaveConfig::from_listener(
-            &[("timestamp".into(), "true".into()), ("label".into(), "true".into())],
+            &[
+                ("timestamp".into(), "true".into()),
+                ("label".into(), "true".into()),
+            ],
             &props,
         )
         .unwrap();

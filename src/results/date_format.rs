@@ -154,11 +154,15 @@ fn format_field<Tz: TimeZone>(out: &mut String, c: char, n: usize, t: &DateTime<
         'm' => number(out, i64::from(t.minute()), n),
         's' => number(out, i64::from(t.second()), n),
         'S' => number(out, i64::from(t.timestamp_subsec_millis()), n),
-        'E' => text(out, WEEKDAYS[t.weekday().num_days_from_monday() as usize], n),
+        'E' => text(
+            out,
+            WEEKDAYS[t.weekday().num_days_from_monday() as usize],
+            n,
+        ),
         'u' => number(out, i64::from(t.weekday().number_from_monday()), n),
         'a' => out.push_str(if t.hour() < 12 { "AM" } else { "PM" }),
         'D' => number(out, i64::from(t.ordinal()), n),
-        'F' => number(out, i64::from((t.day() + 6) / 7), n),
+        'F' => number(out, i64::from(t.day().div_ceil(7)), n),
         'w' => number(out, i64::from(t.iso_week().week()), n),
         'W' => number(out, i64::from(week_of_month(t)), n),
         'z' if offset_secs == 0 => out.push_str("UTC"),
@@ -212,7 +216,10 @@ mod tests {
         let p = DatePattern::parse("yy-M-d h:mm a EEE MMM Z").unwrap();
         assert_eq!(p.format(&t), "19-3-5 10:20 AM Tue Mar +0000");
         let p = DatePattern::parse("EEEE, MMMM dd 'at' HH'h' ''XXX").unwrap();
-        assert_eq!(p.format(&at(1_551_781_227_191, 1)), "Tuesday, March 05 at 11h '+01:00");
+        assert_eq!(
+            p.format(&at(1_551_781_227_191, 1)),
+            "Tuesday, March 05 at 11h '+01:00"
+        );
     }
 
     #[test]

@@ -123,9 +123,19 @@ impl<W: Write + Send> Sink for JtlSink<W> {
         };
         self.line.clear();
         if collector.config.xml {
-            xml::write_xml_sample(&mut self.line, &collector.config, &event.result, &self.hostname);
+            xml::write_xml_sample(
+                &mut self.line,
+                &collector.config,
+                &event.result,
+                &self.hostname,
+            );
         } else {
-            csv::write_csv_sample(&mut self.line, &collector.config, &event.result, &self.hostname);
+            csv::write_csv_sample(
+                &mut self.line,
+                &collector.config,
+                &event.result,
+                &self.hostname,
+            );
         }
         self.out.write_all(self.line.as_bytes())?;
         if collector.config.autoflush {
@@ -175,7 +185,11 @@ impl JtlFileSink {
             .append(append)
             .truncate(!append)
             .open(path)?;
-        JtlSink::new(BufWriter::with_capacity(BUFFER_SIZE, file), collector, !append)
+        JtlSink::new(
+            BufWriter::with_capacity(BUFFER_SIZE, file),
+            collector,
+            !append,
+        )
     }
 }
 

@@ -67,13 +67,19 @@ fn errors_only_and_success_only_filters() {
     let mut errors = collector(&["label"]);
     errors.errors_only = true;
     let mut sink = JtlSink::new(Vec::new(), errors, true).unwrap();
-    run(&mut sink, &[event("ok", true, &[]), event("ko", false, &[])]);
+    run(
+        &mut sink,
+        &[event("ok", true, &[]), event("ko", false, &[])],
+    );
     assert_eq!(sink.get_ref().as_slice(), b"ko\n");
 
     let mut successes = collector(&["label"]);
     successes.success_only = true;
     let mut sink = JtlSink::new(Vec::new(), successes, true).unwrap();
-    run(&mut sink, &[event("ok", true, &[]), event("ko", false, &[])]);
+    run(
+        &mut sink,
+        &[event("ok", true, &[]), event("ko", false, &[])],
+    );
     assert_eq!(sink.get_ref().as_slice(), b"ok\n");
 }
 
@@ -82,7 +88,10 @@ fn in_plan_collector_sees_only_its_samples() {
     let mut c = collector(&["label"]);
     c.listener = Some(3);
     let mut sink = JtlSink::new(Vec::new(), c, true).unwrap();
-    run(&mut sink, &[event("mine", true, &[1, 3]), event("other", true, &[1])]);
+    run(
+        &mut sink,
+        &[event("mine", true, &[1, 3]), event("other", true, &[1])],
+    );
     assert_eq!(sink.get_ref().as_slice(), b"mine\n");
 }
 
@@ -115,7 +124,11 @@ fn xml_new_then_appended_after_the_cut_terminator() {
 fn xml_file_without_terminator_is_started_again() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("out.xml");
-    fs::write(&path, "something that is not a finished results file at all, long enough").unwrap();
+    fs::write(
+        &path,
+        "something that is not a finished results file at all, long enough",
+    )
+    .unwrap();
     let mut sink = JtlFileSink::open(&path, collector(&["label", "xml"])).unwrap();
     run(&mut sink, &[event("a", true, &[])]);
     drop(sink);
@@ -136,7 +149,10 @@ fn collectors_sharing_a_file_write_each_sample_once() {
     files.add(&dir.path().join("./shared.csv"), second).unwrap();
     let mut sinks = files.into_sinks();
     assert_eq!(sinks.len(), 1);
-    run(&mut sinks[0], &[event("ok", true, &[]), event("ko", false, &[])]);
+    run(
+        &mut sinks[0],
+        &[event("ok", true, &[]), event("ko", false, &[])],
+    );
     drop(sinks);
     assert_eq!(fs::read_to_string(&path).unwrap(), "label\nok,true\nko\n");
 }

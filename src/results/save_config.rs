@@ -162,14 +162,12 @@ impl SaveConfig {
             // JMeter logs an invalid pattern and carries on without a timestamp value.
             DatePattern::parse(&format).ok()
         };
-        let assertions_results_to_save = match props
-            .get(&format!("{PREFIX}assertion_results"))
-            .as_deref()
-        {
-            Some("first") => 1,
-            Some("all") => 2,
-            _ => 0,
-        };
+        let assertions_results_to_save =
+            match props.get(&format!("{PREFIX}assertion_results")).as_deref() {
+                Some("first") => 1,
+                Some("all") => 2,
+                _ => 0,
+            };
         Ok(SaveConfig {
             xml: value,
             field_names: value,
@@ -385,6 +383,9 @@ mod tests {
             .collect();
         let c = SaveConfig::from_listener(&fields, &Properties::new()).unwrap();
         assert!(c.label && c.xml && !c.time && !c.url && !c.thread_counts && !c.subresults);
-        assert!(c.print_milliseconds, "timestamp format still comes from the properties");
+        assert!(
+            c.print_milliseconds,
+            "timestamp format still comes from the properties"
+        );
     }
 }

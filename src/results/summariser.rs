@@ -89,9 +89,17 @@ impl Running {
 fn format_line(name: &str, kind: char, r: &Running, threads: Option<(u64, u64, u64)>) -> String {
     let elapsed = r.elapsed_ms();
     let secs = (elapsed + 500) / 1000;
-    let duration = format!("{:02}:{:02}:{:02}", secs / 3600, (secs % 3600) / 60, secs % 60);
+    let duration = format!(
+        "{:02}:{:02}:{:02}",
+        secs / 3600,
+        (secs % 3600) / 60,
+        secs % 60
+    );
     let rate = if elapsed > 0 {
-        format!("{:>6}", format!("{:.1}", r.count as f64 / elapsed as f64 * 1000.0))
+        format!(
+            "{:>6}",
+            format!("{:.1}", r.count as f64 / elapsed as f64 * 1000.0)
+        )
     } else {
         // JMeter's mark for an infinite rate.
         "******".to_string()
@@ -172,8 +180,10 @@ impl Summariser {
         };
         let mut summariser = Summariser::new(&name, out, threads);
         summariser.interval_secs = props.get_i64("summariser.interval", 30);
-        summariser.ignore_transactions =
-            props.get_bool("summariser.ignore_transaction_controller_sample_result", true);
+        summariser.ignore_transactions = props.get_bool(
+            "summariser.ignore_transaction_controller_sample_result",
+            true,
+        );
         Some(summariser)
     }
 

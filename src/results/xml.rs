@@ -54,7 +54,11 @@ struct SampleWriter<'a> {
 
 impl SampleWriter<'_> {
     fn element(&self, out: &mut String, sample: &SampleResult, depth: usize) {
-        let tag = if sample.is_http { "httpSample" } else { "sample" };
+        let tag = if sample.is_http {
+            "httpSample"
+        } else {
+            "sample"
+        };
         out.push('<');
         out.push_str(tag);
         self.attributes(out, sample);

@@ -244,8 +244,16 @@ fn nested_http_samples_html_parser_test_file_2() {
     ];
     let config = listener(&fields, &Properties::new());
     let page = "file:testfiles/HTMLParserTestFile_2_files/halfbanner.htm";
-    let mut frame = file_sample("file:testfiles/HTMLParserTestFile_2.html-2", page, 0, "Thread Group 1-1", 1);
-    frame.subresults.push(file_sample(&format!("{page}-0"), page, 398, "", 0));
+    let mut frame = file_sample(
+        "file:testfiles/HTMLParserTestFile_2.html-2",
+        page,
+        0,
+        "Thread Group 1-1",
+        1,
+    );
+    frame
+        .subresults
+        .push(file_sample(&format!("{page}-0"), page, 398, "", 0));
     frame.bytes_override = 398;
     let expected = "<httpSample s=\"true\" lb=\"file:testfiles/HTMLParserTestFile_2.html-2\" rc=\"200\" rm=\"OK\" tn=\"Thread Group 1-1\" dt=\"text\" de=\"UTF-8\" by=\"398\" sc=\"1\" ec=\"0\" ng=\"1\" na=\"1\">
   <httpSample s=\"true\" lb=\"file:testfiles/HTMLParserTestFile_2_files/halfbanner.htm-0\" rc=\"200\" rm=\"OK\" tn=\"\" dt=\"text\" de=\"UTF-8\" by=\"398\" sc=\"1\" ec=\"0\" ng=\"0\" na=\"0\">
