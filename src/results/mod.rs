@@ -6,7 +6,24 @@
 //! and writes, so a slow disk applies back-pressure instead of losing samples.
 
 mod bus;
+mod csv;
+mod date_format;
+mod jtl_file;
 mod sample;
+mod save_config;
+mod summariser;
+mod thread_counts;
+mod xml;
 
 pub use bus::{ResultsBus, SampleEvent, Sink, BUS_CAPACITY};
+pub use csv::{csv_header, quote, write_csv_row, write_csv_sample};
+pub use date_format::{DatePattern, InvalidPattern};
+pub use jtl_file::{Collector, JtlFileSink, JtlFiles, JtlSink};
 pub use sample::{AssertionResult, SampleAction, SampleResult, TRANSACTION_MESSAGE_PREFIX};
+pub use save_config::{SaveConfig, SaveConfigError};
+pub use summariser::{Clock, Summariser, SystemClock};
+pub use thread_counts::{ThreadCounts, ThreadCountsSnapshot};
+pub use xml::{
+    write_xml_file_end, write_xml_file_start, write_xml_sample, TEST_RESULTS_END,
+    TEST_RESULTS_START, XML_DECLARATION,
+};

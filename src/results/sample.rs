@@ -65,6 +65,17 @@ pub struct SampleResult {
     /// What the thread should do after this sample (set by samplers, the Result Status
     /// Action Handler, scripts).
     pub action: SampleAction,
+    /// An HTTP sample (JMeter's `HTTPSampleResult`): written as `<httpSample>` in XML, with
+    /// the HTTP request fields below instead of `<samplerData>`.
+    pub is_http: bool,
+    /// HTTP only: the `Cookie` header sent (`<cookies>` in XML).
+    pub cookies: String,
+    /// HTTP only: the request method; empty means unset, and no `<method>` is written.
+    pub http_method: String,
+    /// HTTP only: the query string or form body (`<queryString>` in XML).
+    pub query_string: String,
+    /// HTTP only: the `Location` of a redirect response (`<redirectLocation>` in XML).
+    pub redirect_location: Option<String>,
 }
 
 /// A request, carried by a sample, to change the thread's course once the sample is recorded.
@@ -97,9 +108,7 @@ impl SampleResult {
     /// JMeter's `getBytesAsLong`: headers + body (body falls back to the stored data length);
     /// an explicit byte count only when that is 0.
     pub fn bytes(&self) -> i64 {
-        let body = self
-            .body_size
-            .unwrap_or(self.response_data.len() as i64);
+        let body = self.body_size.unwrap_or(self.response_data.len() as i64);
         let total = self.headers_size + body;
         if total == 0 {
             self.bytes_override
@@ -122,7 +131,8 @@ impl SampleResult {
 
     /// Whether this is a Transaction Controller sample.
     pub fn is_transaction(&self) -> bool {
-        self.response_message.starts_with(TRANSACTION_MESSAGE_PREFIX)
+        self.response_message
+            .starts_with(TRANSACTION_MESSAGE_PREFIX)
     }
 
     /// Error count as JMeter sets it from `success` when not aggregated.
