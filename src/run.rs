@@ -16,7 +16,9 @@ use crate::engine::{self, RunShared};
 use crate::expr::{FunctionRegistry, Properties, TestInfo, ThreadInfo, Variables};
 use crate::jmx;
 use crate::plan::{self, PlanOutcome, Severity};
-use crate::results::{ResultsBus, SampleEvent, Sink, BUS_CAPACITY};
+use crate::results::{
+    Collector, JtlFiles, ResultsBus, SampleEvent, SaveConfig, Sink, Summariser, BUS_CAPACITY,
+};
 
 /// How an invocation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -294,11 +296,71 @@ pub fn eval_outside_users(template: &crate::expr::Template, shared: &RunShared) 
     template.eval(&mut cx)
 }
 
-/// The sinks of a run: the `-l` file, the plan's Result Collectors, the summariser.
+/// The sinks of a run: the `-l` file, the plan's Result Collectors (collectors naming
+/// the same file share it), and the console summariser.
 fn open_sinks(
-    _plan: &plan::TestPlan,
-    _config: &RunConfig,
-    _shared: &RunShared,
+    plan: &plan::TestPlan,
+    config: &RunConfig,
+    shared: &RunShared,
 ) -> Result<Vec<Box<dyn Sink>>, String> {
-    Ok(Vec::new())
+    let props = &shared.props;
+    let mut files = JtlFiles::new();
+    let mut planned: Vec<(PathBuf, Collector)> = Vec::new();
+    if let Some(jtl) = &config.jtl {
+        let mut save = SaveConfig::from_properties(props).map_err(|e| e.to_string())?;
+        save.functional_mode = plan.functional_mode;
+        planned.push((jtl.clone(), Collector::all_samples(save)));
+    }
+    for spec in &plan.listeners {
+        let name = eval_outside_users(&spec.filename, shared);
+        let path = output_path(&name, &shared.test.plan_dir);
+        let mut save = match &spec.save_config {
+            Some(fields) => SaveConfig::from_listener(fields, props),
+            None => SaveConfig::from_properties(props),
+        }
+        .map_err(|e| format!("{}: {e}", spec.path))?;
+        save.functional_mode = plan.functional_mode;
+        planned.push((
+            path,
+            Collector {
+                config: save,
+                listener: Some(spec.id),
+                errors_only: spec.errors_only,
+                success_only: spec.success_only,
+            },
+        ));
+    }
+    if config.force_delete {
+        for (path, _) in &planned {
+            match std::fs::remove_file(path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(format!("cannot delete {}: {e}", path.display())),
+            }
+        }
+    }
+    for (path, collector) in planned {
+        files
+            .add(&path, collector)
+            .map_err(|e| format!("cannot open result file {}: {e}", path.display()))?;
+    }
+    let mut sinks: Vec<Box<dyn Sink>> = files
+        .into_sinks()
+        .into_iter()
+        .map(|sink| Box::new(sink) as Box<dyn Sink>)
+        .collect();
+    if let Some(summariser) =
+        Summariser::from_properties(props, Box::new(std::io::stdout()), shared.counts.clone())
+    {
+        sinks.push(Box::new(summariser));
+    }
+    Ok(sinks)
+}
+
+/// Output files are relative to the working folder; a leading `~/` means the plan's folder.
+fn output_path(name: &str, plan_dir: &Path) -> PathBuf {
+    match name.strip_prefix("~/") {
+        Some(rest) => plan_dir.join(rest),
+        None => PathBuf::from(name),
+    }
 }

@@ -18,24 +18,17 @@ mod user;
 mod vu;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use crate::expr::{Properties, TestInfo};
+use crate::results::ThreadCounts;
 
 pub use scheduler::run;
 pub use user::UserState;
-
-/// Threads started, running and finished, for thread-count columns and the summariser.
-#[derive(Debug, Default)]
-pub struct ThreadCounts {
-    pub active: AtomicI32,
-    pub started: AtomicU64,
-    pub finished: AtomicU64,
-}
 
 /// State shared by every virtual user of a run.
 pub struct RunShared {
@@ -49,7 +42,8 @@ pub struct RunShared {
     stop_requested: std::sync::atomic::AtomicBool,
     /// Set when a signal stopped the run.
     interrupted: std::sync::atomic::AtomicBool,
-    pub counts: ThreadCounts,
+    /// Users started, running and finished (thread-count columns, summariser).
+    pub counts: Arc<ThreadCounts>,
     /// Active threads per thread group id.
     group_active: Mutex<HashMap<usize, Arc<AtomicI32>>>,
     /// Names of `sample_variables`, saved with every sample.
@@ -81,7 +75,7 @@ impl RunShared {
             stop_now: CancellationToken::new(),
             stop_requested: Default::default(),
             interrupted: Default::default(),
-            counts: ThreadCounts::default(),
+            counts: Arc::new(ThreadCounts::new()),
             group_active: Mutex::new(HashMap::new()),
             sample_variables,
             locks: Mutex::new(HashMap::new()),

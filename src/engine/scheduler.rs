@@ -207,11 +207,9 @@ async fn start_user(vu: VirtualUser, start_at: Instant) {
     }
     let run = vu.user.run.clone();
     let group_active = vu.group_active.clone();
-    run.counts.active.fetch_add(1, Ordering::SeqCst);
-    run.counts.started.fetch_add(1, Ordering::SeqCst);
+    run.counts.thread_started();
     group_active.fetch_add(1, Ordering::SeqCst);
     vu.run().await;
     group_active.fetch_sub(1, Ordering::SeqCst);
-    run.counts.active.fetch_sub(1, Ordering::SeqCst);
-    run.counts.finished.fetch_add(1, Ordering::SeqCst);
+    run.counts.thread_finished();
 }

@@ -229,7 +229,7 @@ impl VirtualUser {
     pub(super) fn stamp(&self, result: &mut SampleResult) {
         result.thread_name = self.user.thread.thread_name.clone();
         result.grp_threads = self.group_active.load(Ordering::Relaxed);
-        result.all_threads = self.user.run.counts.active.load(Ordering::Relaxed);
+        result.all_threads = self.user.run.counts.active.load(Ordering::Relaxed) as i32;
         for sub in &mut result.subresults {
             if sub.thread_name.is_empty() {
                 sub.thread_name = result.thread_name.clone();
