@@ -1,0 +1,104 @@
+//! Shared helpers for end-to-end tests: locating the conformance data, running the
+//! `jmxr` binary in a scratch working folder, and reading the files it writes.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// `../shared/conformance` beside the checkout.
+pub fn conformance() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance")
+}
+
+/// `jmx-fixtures/` of this project.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("jmx-fixtures")
+}
+
+/// Runs `jmxr` with `args` in `workdir` and returns its output.
+pub fn jmxr(workdir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_jmxr"))
+        .args(args)
+        .current_dir(workdir)
+        .output()
+        .expect("jmxr runs")
+}
+
+/// Text of a file with CRLF turned into LF, as JMeter's batch comparison does.
+pub fn read_lf(path: &Path) -> String {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    text.replace("\r\n", "\n")
+}
+
+/// A `.jtl` CSV with a header, as rows of (column → value).
+pub struct Jtl {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Jtl {
+    pub fn read(path: &Path) -> Jtl {
+        let text = read_lf(path);
+        let mut lines = parse_csv(&text).into_iter();
+        let header = lines.next().unwrap_or_default();
+        Jtl {
+            header,
+            rows: lines.collect(),
+        }
+    }
+
+    pub fn column(&self, name: &str) -> usize {
+        self.header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name} in {:?}", self.header))
+    }
+
+    /// Values of one column, in file order.
+    pub fn values(&self, name: &str) -> Vec<String> {
+        let i = self.column(name);
+        self.rows.iter().map(|r| r[i].clone()).collect()
+    }
+
+    /// Labels of the rows written by one thread, in order.
+    pub fn labels_of(&self, thread: &str) -> Vec<String> {
+        let (t, l) = (self.column("threadName"), self.column("label"));
+        self.rows
+            .iter()
+            .filter(|r| r[t] == thread)
+            .map(|r| r[l].clone())
+            .collect()
+    }
+}
+
+/// Splits CSV text into records, honouring quotes (a quoted field may span lines).
+pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
+    let mut records = Vec::new();
+    let mut record = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', true) => quoted = false,
+            ('"', false) if field.is_empty() => quoted = true,
+            (',', false) => record.push(std::mem::take(&mut field)),
+            ('\n', false) => {
+                record.push(std::mem::take(&mut field));
+                records.push(std::mem::take(&mut record));
+            }
+            (c, _) => field.push(c),
+        }
+    }
+    if !field.is_empty() || !record.is_empty() {
+        record.push(field);
+        records.push(record);
+    }
+    records
+}
