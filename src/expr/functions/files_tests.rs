@@ -1,3 +1,5 @@
+//! Tests of the file functions, on files in a temporary folder.
+
 use super::number_pattern;
 use crate::expr::functions::testing::Fixture;
 

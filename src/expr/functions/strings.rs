@@ -161,8 +161,9 @@ fn unicode_escape(after: &[char]) -> (Option<Vec<u16>>, usize) {
         pos += 1;
     }
     let hex: String = after.iter().skip(pos).take(4).collect();
-    match (hex.len(), u16::from_str_radix(&hex, 16)) {
-        (4, Ok(unit)) => (Some(vec![unit]), 1 + pos + 4),
+    let well_formed = hex.len() == 4 && hex.chars().all(|c| c.is_ascii_hexdigit());
+    match u16::from_str_radix(&hex, 16) {
+        Ok(unit) if well_formed => (Some(vec![unit]), 1 + pos + 4),
         // Malformed: keep the backslash and let the rest pass through.
         _ => (None, 1),
     }

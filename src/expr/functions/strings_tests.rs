@@ -1,3 +1,5 @@
+//! Tests of the text functions.
+
 use super::{java_decode, unescape_html4, unescape_java};
 use crate::expr::functions::testing::Fixture;
 
@@ -39,6 +41,7 @@ fn unescape_java_escapes() {
     assert_eq!(unescape_java(r"\u0041\uu0042\101\7"), "ABA\u{7}");
     assert_eq!(unescape_java(r#"\"q\" \\ \x"#), "\"q\" \\ x");
     assert_eq!(unescape_java(r"\u12"), r"\u12");
+    assert_eq!(unescape_java(r"\u+0041 \u+-041"), r"A \u+-041");
     assert_eq!(unescape_java(r"\uD83D\uDE00"), "😀");
     let mut f = Fixture::new();
     assert_eq!(f.eval(r"${__unescape(a\\tb)}"), "a\tb");

@@ -1,3 +1,5 @@
+//! Tests of the Java date pattern translation, on a fixed instant.
+
 use chrono::{DateTime, FixedOffset, TimeZone};
 
 use super::JavaDateFormat;
