@@ -12,7 +12,7 @@ mod functions;
 mod parse;
 
 pub use context::{EvalContext, Properties, TestInfo, ThreadInfo, Variables};
-pub use functions::{Function, FunctionRegistry};
+pub use functions::{set_log_hook, Constructor, Function, FunctionRegistry, LogHook};
 pub use parse::ExprError;
 
 use std::sync::Arc;
@@ -44,6 +44,8 @@ impl std::fmt::Debug for Template {
 pub struct Compiled {
     pub template: Template,
     pub unknown_functions: Vec<String>,
+    /// Malformed calls (`${__P(a}`): JMeter logs them and uses the whole text raw, as we do.
+    pub warnings: Vec<String>,
 }
 
 impl Template {
@@ -70,6 +72,15 @@ impl Template {
     /// The text as written in the plan.
     pub fn raw(&self) -> &str {
         &self.raw
+    }
+
+    /// The value when the template is one constant text (no reference at all).
+    pub fn as_literal(&self) -> Option<&str> {
+        match &self.parts[..] {
+            [Part::Literal(text)] => Some(text),
+            [] => Some(""),
+            _ => None,
+        }
     }
 
     /// True when evaluation cannot depend on any context.

@@ -1,8 +1,31 @@
 //! The function library: one file per group of functions, all registered in [`FunctionRegistry`].
+//!
+//! A function is built once per call site at plan time from its compiled argument templates
+//! (its [`Constructor`] checks the argument count, as JMeter's `setParameters` does) and is
+//! called at each evaluation with the evaluating user's [`EvalContext`]. Arguments are
+//! evaluated at call time, so `${__P(${name})}` follows the variable as it changes.
+//! Failures at call time (a number that does not parse, an unreadable file) never panic:
+//! the function logs through [`set_log_hook`]'s hook and returns what JMeter returns, or an
+//! empty string where JMeter would throw.
+
+mod files;
+mod html_entities;
+mod log;
+mod math;
+mod properties;
+mod random;
+mod strings;
+mod threads;
+mod time;
+mod time_format;
+mod variables;
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use super::{EvalContext, Template};
+
+pub use log::{set_log_hook, LogHook};
 
 /// One call site of a function, with its compiled argument templates and any state it keeps.
 pub trait Function: Send + Sync {
@@ -20,9 +43,27 @@ pub struct FunctionRegistry {
 impl FunctionRegistry {
     /// A registry with every function jmxr implements.
     pub fn standard() -> FunctionRegistry {
-        FunctionRegistry {
-            constructors: HashMap::new(),
-        }
+        let groups = [
+            files::FUNCTIONS,
+            log::FUNCTIONS,
+            math::FUNCTIONS,
+            properties::FUNCTIONS,
+            random::FUNCTIONS,
+            strings::FUNCTIONS,
+            threads::FUNCTIONS,
+            time::FUNCTIONS,
+            variables::FUNCTIONS,
+        ];
+        let constructors = groups
+            .iter()
+            .flat_map(|group| group.iter().copied())
+            .collect();
+        FunctionRegistry { constructors }
+    }
+
+    /// Adds or replaces a function, for groups that live outside `expr` (scripting).
+    pub fn register(&mut self, name: &'static str, constructor: Constructor) {
+        self.constructors.insert(name, constructor);
     }
 
     pub fn get(&self, name: &str) -> Option<Constructor> {
@@ -33,3 +74,70 @@ impl FunctionRegistry {
         self.constructors.keys().copied()
     }
 }
+
+/// The standard registry, built once, for text compiled at run time (`__eval`, `__evalVar`).
+pub(super) fn standard_registry() -> &'static FunctionRegistry {
+    static REGISTRY: OnceLock<FunctionRegistry> = OnceLock::new();
+    REGISTRY.get_or_init(FunctionRegistry::standard)
+}
+
+/// How a stateless function computes its value from its arguments.
+type Body = fn(&[Template], &mut EvalContext<'_>) -> String;
+
+/// A call site whose only state is its argument templates.
+struct Stateless {
+    args: Vec<Template>,
+    body: Body,
+}
+
+impl Function for Stateless {
+    fn call(&self, ctx: &mut EvalContext<'_>) -> String {
+        (self.body)(&self.args, ctx)
+    }
+}
+
+/// Checks the argument count and boxes a stateless call site.
+fn stateless(
+    args: Vec<Template>,
+    min: usize,
+    max: usize,
+    body: Body,
+) -> Result<Box<dyn Function>, String> {
+    check_count(&args, min, max)?;
+    Ok(Box::new(Stateless { args, body }))
+}
+
+/// Argument-count check worded like JMeter's `checkParameterCount`; `usize::MAX` = no limit.
+fn check_count(args: &[Template], min: usize, max: usize) -> Result<(), String> {
+    let actual = args.len();
+    if (min..=max).contains(&actual) {
+        return Ok(());
+    }
+    let expected = if min == max {
+        format!("{min}.")
+    } else if max == usize::MAX {
+        format!("at least {min}.")
+    } else {
+        format!(">= {min} and <= {max}")
+    };
+    Err(format!(
+        "called with wrong number of parameters. Actual: {actual}. Expected: {expected}"
+    ))
+}
+
+/// Evaluates argument `index`, or the empty string when it was not given.
+fn arg(args: &[Template], index: usize, ctx: &mut EvalContext<'_>) -> String {
+    args.get(index).map(|t| t.eval(ctx)).unwrap_or_default()
+}
+
+/// Stores `value` in the variable named by argument `index` (trimmed), when one is given.
+fn store(args: &[Template], index: usize, ctx: &mut EvalContext<'_>, value: &str) {
+    let name = arg(args, index, ctx);
+    let name = name.trim();
+    if !name.is_empty() {
+        ctx.vars.put(name, value);
+    }
+}
+
+#[cfg(test)]
+pub(super) mod testing;

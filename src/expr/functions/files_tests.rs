@@ -1,0 +1,85 @@
+//! Tests of the file functions, on files in a temporary folder.
+
+use super::number_pattern;
+use crate::expr::functions::testing::Fixture;
+
+fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+    let path = dir.path().join(name);
+    if let Err(err) = std::fs::write(&path, text) {
+        panic!("cannot write fixture {name}: {err}");
+    }
+    path.to_string_lossy().into_owned()
+}
+
+fn temp_dir() -> tempfile::TempDir {
+    match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(err) => panic!("no temp dir: {err}"),
+    }
+}
+
+#[test]
+fn string_from_file_wraps_and_is_shared_across_users() {
+    let dir = temp_dir();
+    let path = write(&dir, "lines.txt", "one\r\ntwo\nthree\n");
+    let template = Fixture::compile(&format!("${{__StringFromFile({path},L)}}"));
+    let mut a = Fixture::new();
+    let mut b = Fixture::new();
+    assert_eq!(a.run(&template), "one");
+    assert_eq!(b.run(&template), "two");
+    assert_eq!(a.run(&template), "three");
+    assert_eq!(b.run(&template), "one");
+    assert_eq!(b.var("L"), Some("one"));
+}
+
+#[test]
+fn string_from_file_defaults_its_variable_and_resolves_beside_the_plan() {
+    let dir = temp_dir();
+    write(&dir, "near-plan.txt", "x\n");
+    let mut f = Fixture::new();
+    f.test.plan_dir = dir.path().to_path_buf();
+    assert_eq!(f.eval("${__StringFromFile(near-plan.txt)}"), "x");
+    assert_eq!(f.var("StringFromFile_"), Some("x"));
+    assert_eq!(f.eval("${__StringFromFile(/no/such/file)}"), "**ERR**");
+}
+
+#[test]
+fn string_from_file_sequence() {
+    let dir = temp_dir();
+    write(&dir, "part1.txt", "a\n");
+    write(&dir, "part2.txt", "b\n");
+    // Relative, so the folder name cannot hold pattern characters.
+    let template = Fixture::compile("${__StringFromFile(part#'.txt',,1,2)}");
+    let mut f = Fixture::new();
+    f.test.plan_dir = dir.path().to_path_buf();
+    assert_eq!(f.run(&template), "a");
+    assert_eq!(f.run(&template), "b");
+    assert_eq!(f.run(&template), "**ERR**");
+}
+
+#[test]
+fn number_patterns() {
+    assert_eq!(number_pattern("pin#'.'dat", 7), "pin7.dat");
+    assert_eq!(number_pattern("f000.csv", 12), "f012.csv");
+}
+
+#[test]
+fn file_to_string_reads_everything() {
+    let dir = temp_dir();
+    let path = write(&dir, "body.json", "{\"a\": 1}\n");
+    let mut f = Fixture::new();
+    assert_eq!(
+        f.eval(&format!("${{__FileToString({path},,B)}}")),
+        "{\"a\": 1}\n"
+    );
+    assert_eq!(f.var("B"), Some("{\"a\": 1}\n"));
+    assert_eq!(
+        f.eval(&format!("${{__FileToString({path},UTF-8)}}")),
+        "{\"a\": 1}\n"
+    );
+    assert_eq!(f.eval("${__FileToString(/no/such/file)}"), "**ERR**");
+    assert_eq!(
+        f.eval(&format!("${{__FileToString({path},EBCDIC)}}")),
+        "**ERR**"
+    );
+}

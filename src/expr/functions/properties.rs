@@ -1,0 +1,138 @@
+//! Property functions: `__P`, `__property`, `__setProperty`, `__isPropDefined`.
+
+use super::{arg, stateless, Constructor, Function};
+use crate::expr::Template;
+
+pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
+    ("__P", p),
+    ("__property", property),
+    ("__setProperty", set_property),
+    ("__isPropDefined", is_prop_defined),
+];
+
+/// `__P(name[,default])`: the default when missing is `1`, chosen by JMeter so that counts work.
+fn p(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
+    stateless(args, 1, 2, |args, ctx| {
+        let name = arg(args, 0, ctx);
+        // JMeter evaluates the default even when the property exists (it may have effects).
+        let default = match args.len() {
+            1 => "1".to_string(),
+            _ => arg(args, 1, ctx),
+        };
+        ctx.props.get(&name).unwrap_or(default)
+    })
+}
+
+/// `__property(name[,var[,default]])`: missing without a default returns the name itself.
+fn property(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
+    stateless(args, 1, 3, |args, ctx| {
+        let name = arg(args, 0, ctx);
+        let default = match args.len() {
+            3 => arg(args, 2, ctx),
+            _ => name.clone(),
+        };
+        let value = ctx.props.get(&name).unwrap_or(default);
+        // Unlike most functions, `__property` does not trim the variable name.
+        let var = arg(args, 1, ctx);
+        if !var.is_empty() {
+            ctx.vars.put(var, value.clone());
+        }
+        value
+    })
+}
+
+/// `__setProperty(name,value[,returnOriginal])`.
+fn set_property(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
+    stateless(args, 2, 3, |args, ctx| {
+        let name = arg(args, 0, ctx);
+        let value = arg(args, 1, ctx);
+        let return_original = arg(args, 2, ctx).eq_ignore_ascii_case("true");
+        let previous = ctx.props.set(name, value);
+        match (return_original, previous) {
+            (false, _) => String::new(),
+            (true, Some(previous)) => previous,
+            // JMeter appends the Java null it gets back, which prints as "null".
+            (true, None) => "null".to_string(),
+        }
+    })
+}
+
+fn is_prop_defined(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
+    stateless(args, 1, 1, |args, ctx| {
+        let name = arg(args, 0, ctx);
+        ctx.props.contains(&name).to_string()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::expr::functions::testing::Fixture;
+    use crate::expr::{FunctionRegistry, Template};
+
+    #[test]
+    fn p_reads_a_property_with_default_one() {
+        let mut f = Fixture::new();
+        f.props.set("threads", "10");
+        assert_eq!(f.eval("${__P(threads)}"), "10");
+        assert_eq!(f.eval("${__P(threads,5)}"), "10");
+        assert_eq!(f.eval("${__P(missing)}"), "1");
+        assert_eq!(f.eval("${__P(missing,)}"), "");
+        assert_eq!(f.eval("${__P(missing,7)}"), "7");
+    }
+
+    #[test]
+    fn p_nests() {
+        let mut f = Fixture::new();
+        f.props.set("b", "a");
+        f.props.set("a", "found");
+        assert_eq!(f.eval("${__P(${__P(b,c)})}"), "found");
+        assert_eq!(f.eval("${__P(a,${__P(b,c)})}"), "found");
+        assert_eq!(f.eval("${__P(zz,${__P(b,c)})}"), "a");
+    }
+
+    #[test]
+    fn property_defaults_to_its_name_and_stores() {
+        let mut f = Fixture::new();
+        assert_eq!(f.eval("${__property(user.dir)}"), "user.dir");
+        assert_eq!(f.eval("${__property(nope,,dflt)}"), "dflt");
+        f.props.set("host", "example.org");
+        assert_eq!(f.eval("${__property(host,H)}"), "example.org");
+        assert_eq!(f.var("H"), Some("example.org"));
+    }
+
+    #[test]
+    fn set_property_returns_empty_or_the_original() {
+        let mut f = Fixture::new();
+        assert_eq!(f.eval("${__setProperty(k,v1)}"), "");
+        assert_eq!(f.props.get("k").as_deref(), Some("v1"));
+        assert_eq!(f.eval("${__setProperty(k,v2,TRUE)}"), "v1");
+        assert_eq!(f.eval("${__setProperty(fresh,v,true)}"), "null");
+    }
+
+    #[test]
+    fn is_prop_defined() {
+        let mut f = Fixture::new();
+        f.props.set("x", "");
+        assert_eq!(f.eval("${__isPropDefined(x)}"), "true");
+        assert_eq!(f.eval("${__isPropDefined(y)}"), "false");
+    }
+
+    #[test]
+    fn argument_counts_are_checked() {
+        let registry = FunctionRegistry::standard();
+        for bad in [
+            "${__P}",
+            "${__P(a,b,c)}",
+            "${__setProperty(a)}",
+            "${__property()}",
+        ] {
+            assert!(Template::compile(bad, &registry).is_err(), "{bad}");
+        }
+        let err = Template::compile("${__P(a,b,c)}", &registry).err();
+        let message = err.map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            message.contains("Actual: 3. Expected: >= 1 and <= 2"),
+            "{message}"
+        );
+    }
+}

@@ -1,0 +1,178 @@
+//! Variable functions: `__V`, `__eval`, `__evalVar`, `__isVarDefined`, `__split`.
+
+use super::{arg, standard_registry, stateless, Constructor, Function};
+use crate::expr::parse::compile_argument;
+use crate::expr::{EvalContext, Template};
+
+pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
+    ("__V", v),
+    ("__eval", eval),
+    ("__evalVar", eval_var),
+    ("__isVarDefined", is_var_defined),
+    ("__split", split),
+];
+
+/// `__V(expression[,default])`: the variable whose name the argument evaluates to; this is how
+/// nested names such as `A${N}` are read.
+fn v(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
+    stateless(args, 1, 2, |args, ctx| {
+        let name = arg(args, 0, ctx);
+        let default = match args.len() {
+            1 => name.clone(),
+            _ => arg(args, 1, ctx),
+        };
+        ctx.vars.get(&name).map(str::to_string).unwrap_or(default)
+    })
+}
+
+/// `__eval(text)`: a second round of substitution over the argument's value.
+fn eval(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
+    stateless(args, 1, 1, |args, ctx| {
+        let text = arg(args, 0, ctx);
+        evaluate_text(&text, ctx)
+    })
+}
+
+/// `__evalVar(name)`: `__eval` over a variable's content; empty when the variable is missing.
+fn eval_var(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
+    stateless(args, 1, 1, |args, ctx| {
+        let name = arg(args, 0, ctx);
+        match ctx.vars.get(&name) {
+            Some(text) => {
+                let text = text.to_string();
+                evaluate_text(&text, ctx)
+            }
+            None => String::new(),
+        }
+    })
+}
+
+/// Compiles and evaluates text found at run time. JMeter compiles such text like a function
+/// argument (escapes always apply) and yields nothing when the text is malformed.
+fn evaluate_text(text: &str, ctx: &mut EvalContext<'_>) -> String {
+    if text.is_empty() {
+        return String::new();
+    }
+    match compile_argument(text, standard_registry()) {
+        Some(template) => template.eval(ctx),
+        None => String::new(),
+    }
+}
+
+fn is_var_defined(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
+    stateless(args, 1, 1, |args, ctx| {
+        let name = arg(args, 0, ctx);
+        ctx.vars.contains(&name).to_string()
+    })
+}
+
+/// `__split(string,var[,delimiter])`: sets `var`, `var_n`, `var_1..var_n` and removes
+/// `var_(n+1)`; returns the string.
+fn split(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
+    stateless(args, 2, 3, |args, ctx| {
+        let text = arg(args, 0, ctx);
+        let prefix = arg(args, 1, ctx).trim().to_string();
+        let delimiters = match arg(args, 2, ctx) {
+            d if d.is_empty() => ",".to_string(),
+            d => d,
+        };
+        let pieces = split_pieces(&text, &delimiters);
+        ctx.vars.put(prefix.clone(), text.clone());
+        ctx.vars
+            .put(format!("{prefix}_n"), pieces.len().to_string());
+        for (i, piece) in pieces.iter().enumerate() {
+            ctx.vars.put(format!("{prefix}_{}", i + 1), piece.clone());
+        }
+        ctx.vars.remove(&format!("{prefix}_{}", pieces.len() + 1));
+        text
+    })
+}
+
+/// JMeter's split: every character of `delimiters` is a delimiter on its own; an empty piece
+/// between two delimiters, or after a trailing one, is `?`; leading delimiters are dropped.
+fn split_pieces(text: &str, delimiters: &str) -> Vec<String> {
+    let mut pieces = Vec::new();
+    let mut current = String::new();
+    let mut last_was_delimiter = false;
+    for c in text.chars() {
+        if !delimiters.contains(c) {
+            current.push(c);
+            continue;
+        }
+        if !current.is_empty() {
+            pieces.push(std::mem::take(&mut current));
+        } else if last_was_delimiter {
+            pieces.push("?".to_string());
+        }
+        last_was_delimiter = true;
+    }
+    if !current.is_empty() {
+        pieces.push(current);
+    } else if last_was_delimiter {
+        pieces.push("?".to_string());
+    }
+    pieces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_pieces;
+    use crate::expr::functions::testing::Fixture;
+
+    #[test]
+    fn v_reads_a_computed_name() {
+        let mut f = Fixture::new();
+        f.vars.put("N", "2");
+        f.vars.put("A2", "two");
+        assert_eq!(f.eval("${__V(A${N})}"), "two");
+        assert_eq!(f.eval("${__V(A9)}"), "A9");
+        assert_eq!(f.eval("${__V(A9,none)}"), "none");
+    }
+
+    #[test]
+    fn eval_substitutes_twice() {
+        let mut f = Fixture::new();
+        f.vars.put("name", "World");
+        f.vars.put("tpl", "Hello ${name}");
+        assert_eq!(f.eval("${__eval(${tpl})}"), "Hello World");
+        assert_eq!(f.eval("${__evalVar(tpl)}"), "Hello World");
+        assert_eq!(f.eval("${__evalVar(missing)}"), "");
+        f.vars.put("plain", "a\\,b");
+        assert_eq!(f.eval("${__evalVar(plain)}"), "a,b");
+        f.vars.put("broken", "${__P(x}");
+        assert_eq!(f.eval("${__evalVar(broken)}"), "");
+    }
+
+    #[test]
+    fn is_var_defined() {
+        let mut f = Fixture::new();
+        f.vars.put("x", "");
+        assert_eq!(f.eval("${__isVarDefined(x)}"), "true");
+        assert_eq!(f.eval("${__isVarDefined(y)}"), "false");
+    }
+
+    #[test]
+    fn split_sets_numbered_variables() {
+        let mut f = Fixture::new();
+        f.vars.put("S_4", "stale");
+        assert_eq!(f.eval("${__split(a|b||c,S,|)}"), "a|b||c");
+        assert_eq!(f.var("S"), Some("a|b||c"));
+        assert_eq!(f.var("S_n"), Some("4"));
+        assert_eq!(f.var("S_3"), Some("?"));
+        assert_eq!(f.var("S_4"), Some("c"));
+        assert_eq!(f.eval("${__split(x\\,y\\,,T)}"), "x,y,");
+        assert_eq!(f.var("T_n"), Some("3"));
+        assert_eq!(f.var("T_3"), Some("?"));
+        assert_eq!(f.var("T_4"), None);
+    }
+
+    #[test]
+    fn split_pieces_follow_jmeter() {
+        assert_eq!(split_pieces("a,,b", ","), ["a", "?", "b"]);
+        assert_eq!(split_pieces(",a", ","), ["a"]);
+        assert_eq!(split_pieces("a,", ","), ["a", "?"]);
+        assert_eq!(split_pieces("a,,", ","), ["a", "?", "?"]);
+        assert_eq!(split_pieces("a;b,c", ",;"), ["a", "b", "c"]);
+        assert!(split_pieces("", ",").is_empty());
+    }
+}
