@@ -97,9 +97,7 @@ impl SampleResult {
     /// JMeter's `getBytesAsLong`: headers + body (body falls back to the stored data length);
     /// an explicit byte count only when that is 0.
     pub fn bytes(&self) -> i64 {
-        let body = self
-            .body_size
-            .unwrap_or(self.response_data.len() as i64);
+        let body = self.body_size.unwrap_or(self.response_data.len() as i64);
         let total = self.headers_size + body;
         if total == 0 {
             self.bytes_override
@@ -122,7 +120,8 @@ impl SampleResult {
 
     /// Whether this is a Transaction Controller sample.
     pub fn is_transaction(&self) -> bool {
-        self.response_message.starts_with(TRANSACTION_MESSAGE_PREFIX)
+        self.response_message
+            .starts_with(TRANSACTION_MESSAGE_PREFIX)
     }
 
     /// Error count as JMeter sets it from `success` when not aggregated.
