@@ -170,9 +170,16 @@ impl ResponseAssertion {
             })
             .unwrap_or_default();
         let patterns = texts.iter().map(|t| Pattern::build(t, regex, cx)).collect();
+        let field = Field::parse(cx.raw("Assertion.test_field"));
+        if field == Field::Document {
+            cx.warn(
+                "\"Document (text)\" is tested on the response body as text: \
+                 jmxr does not extract text from documents as JMeter's Tika does",
+            );
+        }
         ResponseAssertion {
             name: Arc::from(cx.element.name.as_str()),
-            field: Field::parse(cx.raw("Assertion.test_field")),
+            field,
             mask,
             kind,
             patterns,

@@ -15,7 +15,11 @@ fn assertion(field: &str, mask: i64, patterns: &[&str], extra: Vec<Property>) ->
     ];
     props.extend(extra);
     let el = element("ResponseAssertion", "Check", props);
-    with_cx(&el, ResponseAssertion::build)
+    let (assertion, diagnostics) = build_with_diagnostics(&el, ResponseAssertion::build);
+    // Only the document field is worth a warning.
+    let expected = usize::from(field == "Assertion.response_data_as_document");
+    assert_eq!(diagnostics.len(), expected, "{diagnostics:?}");
+    assertion
 }
 
 fn response(body: &str, code: &str) -> SampleResult {
