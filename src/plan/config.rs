@@ -1,9 +1,22 @@
 //! Config elements with run-time behaviour: Counter and User Parameters (which JMeter
 //! files as a pre-processor but which acts per iteration when asked to).
+//!
+//! Both are built once; the engine calls them through [`IterationListener`] (attached to
+//! the nearest enclosing controller) or [`PreProcessor`] (run before every sampler in
+//! scope). Their per-user state lives in the user (`UserState::slot`), shared state in
+//! the element itself.
+
+mod counter;
+mod decimal_format;
+mod user_parameters;
 
 use std::sync::Arc;
 
 use super::{BuildContext, IterationListener, PreProcessor};
+
+pub use counter::Counter;
+pub use decimal_format::DecimalFormat;
+pub use user_parameters::UserParameters;
 
 /// What a config-like element turns into.
 pub enum ConfigElement {
@@ -14,6 +27,51 @@ pub enum ConfigElement {
 }
 
 /// Builds `class` (`CounterConfig`, `UserParameters`), or `None` when it is not one of these.
-pub fn build(_class: &str, _cx: &mut BuildContext<'_>) -> Option<ConfigElement> {
-    None
+pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<ConfigElement> {
+    match class.rsplit('.').next().unwrap_or(class) {
+        "CounterConfig" => Some(ConfigElement::Iteration(Arc::new(Counter::build(cx)))),
+        "UserParameters" => {
+            let element = Arc::new(UserParameters::build(cx));
+            Some(if element.per_iteration() {
+                ConfigElement::Iteration(element)
+            } else {
+                ConfigElement::Pre(element)
+            })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::assertions::test_support::*;
+
+    #[test]
+    fn user_parameters_role_follows_per_iteration() {
+        let el = element(
+            "UserParameters",
+            "P",
+            vec![bool_prop("UserParameters.per_iteration", true)],
+        );
+        assert!(matches!(
+            with_cx(&el, |cx| build("UserParameters", cx)),
+            Some(ConfigElement::Iteration(_))
+        ));
+        let el = element("UserParameters", "P", vec![]);
+        assert!(matches!(
+            with_cx(&el, |cx| build("UserParameters", cx)),
+            Some(ConfigElement::Pre(_))
+        ));
+    }
+
+    #[test]
+    fn counter_is_an_iteration_listener_and_others_are_not_built() {
+        let el = element("CounterConfig", "C", vec![]);
+        assert!(matches!(
+            with_cx(&el, |cx| build("CounterConfig", cx)),
+            Some(ConfigElement::Iteration(_))
+        ));
+        assert!(with_cx(&el, |cx| build("CSVDataSet", cx)).is_none());
+    }
 }
