@@ -331,13 +331,16 @@ impl<'f> Builder<'f> {
             Phase::Main => 1,
             Phase::Teardown => 2,
         }];
+        // JMeter adds iteration listeners at the front of its list: the last one added fires first.
+        let mut iteration_listeners = level.iteration;
+        iteration_listeners.reverse();
         let body = Arc::new(Controller {
             id,
             name: name_template,
             path: path.clone(),
             kind: ControllerKind::Simple,
             children,
-            iteration_listeners: level.iteration,
+            iteration_listeners,
             scope: ScopePackage::default(),
         });
         ThreadGroup {
@@ -423,13 +426,15 @@ impl<'f> Builder<'f> {
             ControllerKind::Transaction { .. } => package(&levels),
             _ => ScopePackage::default(),
         };
+        let mut iteration_listeners = level.iteration;
+        iteration_listeners.reverse();
         Some(Node::Controller(Arc::new(Controller {
             id,
             name,
             path,
             kind,
             children,
-            iteration_listeners: level.iteration,
+            iteration_listeners,
             scope,
         })))
     }

@@ -160,6 +160,9 @@ impl<'a> BuildContext<'a> {
                 for name in compiled.unknown_functions {
                     self.error(format!("unknown function {name} in {text:?}"));
                 }
+                for warning in compiled.warnings {
+                    self.warn(warning);
+                }
                 compiled.template
             }
             Err(err) => {

@@ -366,7 +366,7 @@ impl Parser {
                 }
                 _ => {
                     self.pos -= 1;
-                    Err(self.error(&format!("unknown name {w}")))
+                    self.qualified_name()
                 }
             },
             Token::Op(_) => {
@@ -375,6 +375,58 @@ impl Parser {
             }
         }
     }
+}
+
+impl Parser {
+    /// A dotted Java name (`org.apache.commons.lang3.SystemUtils.IS_OS_LINUX`,
+    /// `System.currentTimeMillis()`) from the small table of names plans use.
+    fn qualified_name(&mut self) -> Result<Value, ConditionError> {
+        let start = self.pos;
+        let mut name = String::new();
+        loop {
+            match self.tokens.get(self.pos) {
+                Some((Token::Word(w), _)) => name.push_str(w),
+                _ => break,
+            }
+            self.pos += 1;
+            if let Some(value) = java_static(&name) {
+                if self.eat("(") && !self.eat(")") {
+                    return Err(self.error("expected ')'"));
+                }
+                return Ok(value);
+            }
+            if !self.eat(".") {
+                break;
+            }
+            name.push('.');
+        }
+        self.pos = start;
+        Err(self.error(&format!("unknown name {name}")))
+    }
+}
+
+/// Java static fields and methods that conditions in real plans read.
+fn java_static(name: &str) -> Option<Value> {
+    let short = name
+        .strip_prefix("org.apache.commons.lang3.")
+        .or_else(|| name.strip_prefix("org.apache.jmeter.util."))
+        .or_else(|| name.strip_prefix("java.lang."))
+        .unwrap_or(name);
+    Some(match short {
+        "SystemUtils.IS_OS_LINUX" => Value::Bool(cfg!(target_os = "linux")),
+        "SystemUtils.IS_OS_MAC" => Value::Bool(cfg!(target_os = "macos")),
+        "SystemUtils.IS_OS_WINDOWS" => Value::Bool(cfg!(windows)),
+        "SystemUtils.IS_OS_UNIX" => Value::Bool(cfg!(unix)),
+        "JMeterUtils.getJMeterHome" => Value::Text(
+            std::env::current_dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default(),
+        ),
+        "System.currentTimeMillis" => {
+            Value::Number(chrono::Utc::now().timestamp_millis() as f64)
+        }
+        _ => return None,
+    })
 }
 
 fn arithmetic(left: &Value, right: &Value, f: fn(f64, f64) -> f64) -> Value {
@@ -458,5 +510,15 @@ mod tests {
         assert!(evaluate("x == 1").is_err());
         assert_eq!(evaluate_bool("'a' == 'b'"), Some(false));
         assert_eq!(evaluate_bool("1 + 1"), None);
+    }
+
+    #[test]
+    fn known_java_names() {
+        let linux = cfg!(target_os = "linux").to_string();
+        assert_eq!(
+            eval("org.apache.commons.lang3.SystemUtils.IS_OS_MAC || org.apache.commons.lang3.SystemUtils.IS_OS_LINUX"),
+            linux
+        );
+        assert!(evaluate("org.example.Unknown.FIELD").is_err());
     }
 }

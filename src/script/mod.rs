@@ -4,3 +4,4 @@
 //! numbers, arithmetic, `&&`, `||`, `!`). Full scripts on Rhai come later.
 
 pub mod condition;
+pub mod functions;

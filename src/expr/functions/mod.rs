@@ -53,6 +53,7 @@ impl FunctionRegistry {
             threads::FUNCTIONS,
             time::FUNCTIONS,
             variables::FUNCTIONS,
+            crate::script::functions::FUNCTIONS,
         ];
         let constructors = groups
             .iter()
