@@ -37,9 +37,11 @@ impl VirtualUser {
         let total = clock.elapsed().as_millis() as i64;
         let aborted = flow != Flow::Normal;
         let mut result = summarise(open, label, start, total, include_timers, parent_mode);
-        if aborted {
+        if aborted && !parent_mode {
+            // JMeter's end-of-loop path takes the status from the last sample and sets no code.
             let last_ok = self.user.vars.get("JMeterThread.last_sample_ok") != Some("false");
-            result.set_success(last_ok && result.success);
+            result.set_success(last_ok);
+            result.response_code.clear();
         }
         self.stamp(&mut result);
         if parent_mode {
@@ -65,7 +67,11 @@ fn summarise(
     parent_mode: bool,
 ) -> SampleResult {
     let mut result = SampleResult::new(label);
-    let n = open.samples.len();
+    let n = if parent_mode {
+        open.samples.len()
+    } else {
+        open.calls
+    };
     let failing = open.failing;
     result.start_time = start;
     result.response_message = format!(

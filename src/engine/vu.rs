@@ -19,6 +19,9 @@ use crate::results::{ResultsBus, SampleAction, SampleEvent, SampleResult};
 /// A Transaction Controller that is open on this user's stack.
 pub(super) struct OpenTransaction {
     pub parent_mode: bool,
+    /// Samplers started under it, whether or not they produced a sample (JMeter's
+    /// `calls`, which its message reports).
+    pub calls: usize,
     /// Samples (or sub-results in parent mode) recorded under it so far.
     pub samples: Vec<Arc<SampleResult>>,
     pub failing: usize,
@@ -108,6 +111,12 @@ impl VirtualUser {
     pub(super) async fn run_sampler(&mut self, node: &SamplerNode) -> Flow {
         if self.should_stop() {
             return Flow::StopThread;
+        }
+        for open in self.transactions.iter_mut().rev() {
+            open.calls += 1;
+            if open.parent_mode {
+                break;
+            }
         }
         let raw_name = node.name.raw().to_string();
         for pre in &node.scope.pre {
@@ -274,6 +283,7 @@ impl OpenTransaction {
     pub fn new(parent_mode: bool) -> OpenTransaction {
         OpenTransaction {
             parent_mode,
+            calls: 0,
             samples: Vec::new(),
             failing: 0,
             child_elapsed: 0,

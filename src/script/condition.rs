@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use crate::expr::Properties;
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     Number(f64),
@@ -55,8 +57,18 @@ pub struct ConditionError {
 
 /// Evaluates `text` to a value.
 pub fn evaluate(text: &str) -> Result<Value, ConditionError> {
+    evaluate_with(text, None)
+}
+
+/// Evaluates `text` with the run's properties at hand (`JMeterUtils.getJMeterHome()`
+/// reads `jmeter.home`).
+pub fn evaluate_with(text: &str, props: Option<&Properties>) -> Result<Value, ConditionError> {
     let tokens = tokenize(text)?;
-    let mut parser = Parser { tokens, pos: 0 };
+    let mut parser = Parser {
+        tokens,
+        pos: 0,
+        props,
+    };
     let value = parser.or()?;
     if parser.pos < parser.tokens.len() {
         return Err(parser.error("unexpected text after the expression"));
@@ -161,12 +173,13 @@ fn read_string(chars: &[char], start: usize) -> Result<(String, usize), Conditio
     })
 }
 
-struct Parser {
+struct Parser<'p> {
     tokens: Vec<(Token, usize)>,
     pos: usize,
+    props: Option<&'p Properties>,
 }
 
-impl Parser {
+impl Parser<'_> {
     fn error(&self, message: &str) -> ConditionError {
         ConditionError {
             position: self.tokens.get(self.pos).map(|t| t.1).unwrap_or(usize::MAX),
@@ -377,7 +390,7 @@ impl Parser {
     }
 }
 
-impl Parser {
+impl Parser<'_> {
     /// A dotted Java name (`org.apache.commons.lang3.SystemUtils.IS_OS_LINUX`,
     /// `System.currentTimeMillis()`) from the small table of names plans use.
     fn qualified_name(&mut self) -> Result<Value, ConditionError> {
@@ -389,7 +402,7 @@ impl Parser {
                 _ => break,
             }
             self.pos += 1;
-            if let Some(value) = java_static(&name) {
+            if let Some(value) = java_static(&name, self.props) {
                 if self.eat("(") && !self.eat(")") {
                     return Err(self.error("expected ')'"));
                 }
@@ -406,7 +419,7 @@ impl Parser {
 }
 
 /// Java static fields and methods that conditions in real plans read.
-fn java_static(name: &str) -> Option<Value> {
+fn java_static(name: &str, props: Option<&Properties>) -> Option<Value> {
     let short = name
         .strip_prefix("org.apache.commons.lang3.")
         .or_else(|| name.strip_prefix("org.apache.jmeter.util."))
@@ -418,8 +431,13 @@ fn java_static(name: &str) -> Option<Value> {
         "SystemUtils.IS_OS_WINDOWS" => Value::Bool(cfg!(windows)),
         "SystemUtils.IS_OS_UNIX" => Value::Bool(cfg!(unix)),
         "JMeterUtils.getJMeterHome" => Value::Text(
-            std::env::current_dir()
-                .map(|d| d.display().to_string())
+            props
+                .and_then(|p| p.get("jmeter.home"))
+                .or_else(|| {
+                    std::env::current_dir()
+                        .ok()
+                        .map(|d| d.display().to_string())
+                })
                 .unwrap_or_default(),
         ),
         "System.currentTimeMillis" => {

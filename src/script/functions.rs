@@ -38,7 +38,7 @@ fn build(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String>
 impl Function for ExpressionCall {
     fn call(&self, ctx: &mut EvalContext<'_>) -> String {
         let text = self.expression.eval(ctx);
-        let result = condition::evaluate(&text)
+        let result = condition::evaluate_with(&text, Some(ctx.props))
             .map(|value| value.to_string())
             .unwrap_or_default();
         if let Some(variable) = &self.variable {
