@@ -25,7 +25,10 @@ fn main() -> ExitCode {
         }
         Command::Check(config) => run::check(&config, &mut std::io::stdout()),
         Command::Run(config) => {
-            let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+            let runtime = match tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+            {
                 Ok(runtime) => runtime,
                 Err(err) => {
                     eprintln!("An error occurred: cannot start the runtime: {err}");

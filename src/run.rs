@@ -113,14 +113,21 @@ pub async fn run(config: RunConfig) -> Outcome {
     };
     let errors: Vec<_> = built.errors().collect();
     if !errors.is_empty() {
-        let word = if config.skip_unsupported { "warning" } else { "error" };
+        let word = if config.skip_unsupported {
+            "warning"
+        } else {
+            "error"
+        };
         eprintln!(
             "{word}: {} cannot be run as written; {} problem(s):",
             config.plan.display(),
             errors.len()
         );
         for diagnostic in &errors {
-            eprintln!("  {}: {} ({})", diagnostic.location, diagnostic.message, diagnostic.path);
+            eprintln!(
+                "  {}: {} ({})",
+                diagnostic.location, diagnostic.message, diagnostic.path
+            );
         }
         if !config.skip_unsupported {
             eprintln!("Run with --skip-unsupported to run the rest of the plan anyway.");
@@ -152,7 +159,10 @@ pub async fn run(config: RunConfig) -> Outcome {
             return Outcome::BadInput;
         }
     };
-    println!("Created the tree successfully using {}", config.plan.display());
+    println!(
+        "Created the tree successfully using {}",
+        config.plan.display()
+    );
     let start = chrono::Local::now();
     println!(
         "Starting standalone test @ {} ({})",
@@ -201,7 +211,10 @@ fn start_properties(mut props: HashMap<String, String>) -> Properties {
 /// Feeds every sample to every sink; flushes when the bus is quiet; finishes the sinks
 /// when the bus closes. A failing sink is reported once and skipped afterwards, so the
 /// others (and the run) go on.
-async fn drain(mut receiver: mpsc::Receiver<SampleEvent>, mut sinks: Vec<Box<dyn Sink>>) -> Vec<String> {
+async fn drain(
+    mut receiver: mpsc::Receiver<SampleEvent>,
+    mut sinks: Vec<Box<dyn Sink>>,
+) -> Vec<String> {
     let mut failed = vec![false; sinks.len()];
     let mut failures = Vec::new();
     let mut report = |index: usize, failed: &mut Vec<bool>, err: std::io::Error| {
@@ -252,7 +265,9 @@ async fn watch_signals(run: Arc<RunShared>) {
         }
         run.mark_interrupted();
         if first {
-            eprintln!("Stopping: users finish their current sample (press Ctrl-C again to stop at once)");
+            eprintln!(
+                "Stopping: users finish their current sample (press Ctrl-C again to stop at once)"
+            );
             run.request_stop();
             first = false;
         } else {

@@ -159,9 +159,10 @@ fn parse_long(
             let value = inline
                 .or_else(|| args.next())
                 .ok_or_else(|| CliError::Usage("--seed needs a number".into()))?;
-            raw.seed = Some(value.parse().map_err(|_| {
-                CliError::Usage(format!("--seed needs a number, not {value:?}"))
-            })?);
+            raw.seed =
+                Some(value.parse().map_err(|_| {
+                    CliError::Usage(format!("--seed needs a number, not {value:?}"))
+                })?);
         }
         _ => {
             if let Some((c, _)) = FLAG_OPTIONS.iter().find(|(_, l)| *l == name) {
@@ -184,7 +185,9 @@ fn apply_flag(letter: char, raw: &mut RawArgs) {
         'f' => raw.force_delete = true,
         'h' => raw.help = true,
         'v' => raw.version = true,
-        'e' => raw.not_yet.push("-e (dashboard at the end of the run)".into()),
+        'e' => raw
+            .not_yet
+            .push("-e (dashboard at the end of the run)".into()),
         'r' => raw.not_yet.push("-r (remote start)".into()),
         'X' => raw.not_yet.push("-X (remote exit)".into()),
         's' => raw.not_yet.push("-s (server mode)".into()),
@@ -241,7 +244,9 @@ impl RawArgs {
             let mut plans = self.positional.clone();
             plans.extend(self.plan.clone());
             if plans.is_empty() {
-                return Err(CliError::Usage("check needs a plan: jmxr check plan.jmx".into()));
+                return Err(CliError::Usage(
+                    "check needs a plan: jmxr check plan.jmx".into(),
+                ));
             }
             return Ok(Command::Check(CheckConfig { plans, properties }));
         }
@@ -249,7 +254,9 @@ impl RawArgs {
             .plan
             .clone()
             .or_else(|| self.positional.first().cloned())
-            .ok_or_else(|| CliError::Usage("Non-GUI runs require a test plan (-t plan.jmx)".into()))?;
+            .ok_or_else(|| {
+                CliError::Usage("Non-GUI runs require a test plan (-t plan.jmx)".into())
+            })?;
         Ok(Command::Run(RunConfig {
             plan,
             jtl: self.jtl,
@@ -382,7 +389,9 @@ mod tests {
 
     #[test]
     fn later_flags_are_refused_clearly() {
-        let err = args("-n -t p.jmx -l x.jtl -e -o report").resolve().unwrap_err();
+        let err = args("-n -t p.jmx -l x.jtl -e -o report")
+            .resolve()
+            .unwrap_err();
         assert!(err.to_string().contains("-e"), "{err}");
         assert!(parse(["-Z".to_string()]).is_err());
     }

@@ -93,7 +93,10 @@ impl VirtualUser {
                 condition,
                 use_expression,
                 evaluate_all,
-            } => self.run_if(c, condition, *use_expression, *evaluate_all).await,
+            } => {
+                self.run_if(c, condition, *use_expression, *evaluate_all)
+                    .await
+            }
             ControllerKind::Transaction {
                 parent,
                 include_timers,

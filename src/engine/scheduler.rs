@@ -65,7 +65,12 @@ async fn run_phase(
     }
     let mut set = JoinSet::new();
     for group in groups {
-        set.spawn(run_group(group.clone(), run.clone(), bus.clone(), base.clone()));
+        set.spawn(run_group(
+            group.clone(),
+            run.clone(),
+            bus.clone(),
+            base.clone(),
+        ));
     }
     while let Some(done) = set.join_next().await {
         if let Ok(Err(e)) = done {
@@ -186,7 +191,13 @@ async fn run_group(
             (*base).clone(),
             new_rng(run.seed, (group.id as u64) << 32 | k),
         );
-        let vu = VirtualUser::new(user, bus.clone(), group.clone(), group_active.clone(), end_time);
+        let vu = VirtualUser::new(
+            user,
+            bus.clone(),
+            group.clone(),
+            group_active.clone(),
+            end_time,
+        );
         set.spawn(start_user(vu, start_at));
     }
     while set.join_next().await.is_some() {}

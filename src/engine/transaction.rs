@@ -74,9 +74,8 @@ fn summarise(
     };
     let failing = open.failing;
     result.start_time = start;
-    result.response_message = format!(
-        "Number of samples in transaction : {n}, number of failing samples : {failing}"
-    );
+    result.response_message =
+        format!("Number of samples in transaction : {n}, number of failing samples : {failing}");
     result.data_type = "";
     let success = failing == 0;
     result.set_success(success);

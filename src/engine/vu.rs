@@ -189,7 +189,12 @@ impl VirtualUser {
         self.after_failure_checks(success, action, scope)
     }
 
-    fn after_failure_checks(&self, success: bool, action: SampleAction, scope: &ScopePackage) -> Flow {
+    fn after_failure_checks(
+        &self,
+        success: bool,
+        action: SampleAction,
+        scope: &ScopePackage,
+    ) -> Flow {
         let mut action = action;
         if !success {
             for handler in &scope.result_actions {
@@ -229,9 +234,10 @@ impl VirtualUser {
     }
 
     pub(super) fn set_last_ok(&mut self, ok: bool) {
-        self.user
-            .vars
-            .put("JMeterThread.last_sample_ok", if ok { "true" } else { "false" });
+        self.user.vars.put(
+            "JMeterThread.last_sample_ok",
+            if ok { "true" } else { "false" },
+        );
     }
 
     /// Fills what the engine knows about a sample: thread name and thread counts.

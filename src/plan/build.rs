@@ -104,7 +104,8 @@ impl<'t> Level<'t> {
         self.post.extend(other.post.iter().cloned());
         self.assertions.extend(other.assertions.iter().cloned());
         self.listeners.extend(other.listeners.iter().copied());
-        self.result_actions.extend(other.result_actions.iter().copied());
+        self.result_actions
+            .extend(other.result_actions.iter().copied());
         self.iteration.extend(other.iteration.iter().cloned());
     }
 }
@@ -235,10 +236,7 @@ impl<'f> Builder<'f> {
         if let Some(udv) = root.prop("TestPlan.user_defined_variables") {
             let rows = argument_rows(udv);
             let mut cx = self.context(root, root_path.clone());
-            let compiled = rows
-                .into_iter()
-                .map(|(n, v)| (n, cx.compile(&v)))
-                .collect();
+            let compiled = rows.into_iter().map(|(n, v)| (n, cx.compile(&v))).collect();
             self.variables.push(compiled);
         }
 
@@ -294,7 +292,12 @@ impl<'f> Builder<'f> {
         }
     }
 
-    fn thread_group(&mut self, el: &Element, path: Arc<str>, plan_level: &Level<'_>) -> ThreadGroup {
+    fn thread_group(
+        &mut self,
+        el: &Element,
+        path: Arc<str>,
+        plan_level: &Level<'_>,
+    ) -> ThreadGroup {
         let mut cx = self.context(el, path.clone());
         let id = cx.id;
         let num_threads = cx.setting("ThreadGroup.num_threads", "0");

@@ -8,8 +8,11 @@ use super::{BuildContext, Setting};
 pub fn build(cx: &mut BuildContext<'_>) -> Option<ControllerKind> {
     let class = cx.element.class.clone();
     let kind = match class.as_str() {
-        "GenericController" | "RecordingController" | "ModuleController"
-        | "IncludeController" | "TestFragmentController" => ControllerKind::Simple,
+        "GenericController"
+        | "RecordingController"
+        | "ModuleController"
+        | "IncludeController"
+        | "TestFragmentController" => ControllerKind::Simple,
         "LoopController" => ControllerKind::Loop {
             loops: cx.setting("LoopController.loops", "0"),
             continue_forever: cx.flag("LoopController.continue_forever", true),
@@ -67,7 +70,10 @@ fn style(cx: &BuildContext<'_>) -> i64 {
 }
 
 fn throughput(cx: &mut BuildContext<'_>) -> ControllerKind {
-    let style = match cx.raw("ThroughputController.style").map(super::context::parse_i64) {
+    let style = match cx
+        .raw("ThroughputController.style")
+        .map(super::context::parse_i64)
+    {
         Some(1) => ThroughputStyle::Percent,
         _ => ThroughputStyle::TotalExecutions,
     };

@@ -14,8 +14,8 @@
 pub mod assertions;
 pub mod build;
 pub mod config;
-pub mod controllers;
 pub mod context;
+pub mod controllers;
 pub mod registry;
 pub mod timers;
 pub mod tree;

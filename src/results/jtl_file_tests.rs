@@ -18,7 +18,7 @@ fn event(label: &str, success: bool, listeners: &[usize]) -> SampleEvent {
     let mut result = SampleResult::new(Arc::from(label));
     result.set_success(success);
     SampleEvent {
-        result,
+        result: Arc::new(result),
         listeners: Arc::from(listeners),
     }
 }
@@ -99,7 +99,7 @@ fn in_plan_collector_sees_only_its_samples() {
 fn ignored_samples_are_not_written() {
     let mut sink = JtlSink::new(Vec::new(), collector(&["label"]), true).unwrap();
     let mut ignored = event("x", true, &[]);
-    ignored.result.ignore = true;
+    Arc::make_mut(&mut ignored.result).ignore = true;
     run(&mut sink, &[ignored]);
     assert!(sink.get_ref().is_empty());
 }

@@ -65,7 +65,7 @@ fn event(elapsed: i64, success: bool) -> SampleEvent {
     result.elapsed = elapsed;
     result.set_success(success);
     SampleEvent {
-        result,
+        result: Arc::new(result),
         listeners: Arc::from(Vec::new()),
     }
 }
@@ -116,7 +116,7 @@ fn last_delta_printed_at_the_end_when_there_was_a_report() {
 fn transaction_samples_are_skipped() {
     let (mut s, _clock, out) = setup();
     let mut tc = event(500, true);
-    tc.result.response_message =
+    Arc::make_mut(&mut tc.result).response_message =
         "Number of samples in transaction : 1, number of failing samples : 0".into();
     s.on_sample(&tc).unwrap();
     s.finish().unwrap();

@@ -96,8 +96,8 @@ enum Token {
 }
 
 const OPERATORS: [&str; 22] = [
-    "===", "!==", "==", "!=", "<=", ">=", "&&", "||", "<", ">", "!", "+", "-", "*", "/", "%",
-    "(", ")", ".", ",", "?", ":",
+    "===", "!==", "==", "!=", "<=", ">=", "&&", "||", "<", ">", "!", "+", "-", "*", "/", "%", "(",
+    ")", ".", ",", "?", ":",
 ];
 
 fn tokenize(text: &str) -> Result<Vec<(Token, usize)>, ConditionError> {
@@ -125,7 +125,8 @@ fn tokenize(text: &str) -> Result<Vec<(Token, usize)>, ConditionError> {
             out.push((Token::Number(n), start));
         } else if c.is_alphabetic() || c == '_' || c == '$' {
             let start = i;
-            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '$')
+            while i < chars.len()
+                && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '$')
             {
                 i += 1;
             }
@@ -286,7 +287,9 @@ impl Parser<'_> {
                     (Value::Text(_), _) | (_, Value::Text(_)) => {
                         Value::Text(format!("{left}{right}"))
                     }
-                    _ => Value::Number(left.number().unwrap_or(f64::NAN) + right.number().unwrap_or(f64::NAN)),
+                    _ => Value::Number(
+                        left.number().unwrap_or(f64::NAN) + right.number().unwrap_or(f64::NAN),
+                    ),
                 };
             } else if self.eat("-") {
                 let right = self.multiplicative()?;
@@ -333,20 +336,19 @@ impl Parser<'_> {
             };
             self.pos += 1;
             let mut args = Vec::new();
-            if self.eat("(") {
-                if !self.eat(")") {
-                    loop {
-                        args.push(self.or()?);
-                        if self.eat(")") {
-                            break;
-                        }
-                        if !self.eat(",") {
-                            return Err(self.error("expected ',' or ')'"));
-                        }
+            if self.eat("(") && !self.eat(")") {
+                loop {
+                    args.push(self.or()?);
+                    if self.eat(")") {
+                        break;
+                    }
+                    if !self.eat(",") {
+                        return Err(self.error("expected ',' or ')'"));
                     }
                 }
             }
-            value = call_method(&value, &method, &args).ok_or_else(|| self.error("unknown method"))?;
+            value =
+                call_method(&value, &method, &args).ok_or_else(|| self.error("unknown method"))?;
         }
         Ok(value)
     }
@@ -375,7 +377,9 @@ impl Parser<'_> {
                     if !self.eat(")") {
                         return Err(self.error("expected ')'"));
                     }
-                    Ok(Value::Bool(matches!(&v, Value::Null) || matches!(&v, Value::Text(s) if s.is_empty())))
+                    Ok(Value::Bool(
+                        matches!(&v, Value::Null) || matches!(&v, Value::Text(s) if s.is_empty()),
+                    ))
                 }
                 _ => {
                     self.pos -= 1;
@@ -396,11 +400,8 @@ impl Parser<'_> {
     fn qualified_name(&mut self) -> Result<Value, ConditionError> {
         let start = self.pos;
         let mut name = String::new();
-        loop {
-            match self.tokens.get(self.pos) {
-                Some((Token::Word(w), _)) => name.push_str(w),
-                _ => break,
-            }
+        while let Some((Token::Word(w), _)) = self.tokens.get(self.pos) {
+            name.push_str(w);
             self.pos += 1;
             if let Some(value) = java_static(&name, self.props) {
                 if self.eat("(") && !self.eat(")") {
@@ -440,9 +441,7 @@ fn java_static(name: &str, props: Option<&Properties>) -> Option<Value> {
                 })
                 .unwrap_or_default(),
         ),
-        "System.currentTimeMillis" => {
-            Value::Number(chrono::Utc::now().timestamp_millis() as f64)
-        }
+        "System.currentTimeMillis" => Value::Number(chrono::Utc::now().timestamp_millis() as f64),
         _ => return None,
     })
 }
@@ -478,7 +477,11 @@ fn call_method(value: &Value, method: &str, args: &[Value]) -> Option<Value> {
         "endsWith" => Value::Bool(text.ends_with(&arg(0))),
         "isEmpty" => Value::Bool(text.is_empty()),
         "length" | "size" => Value::Number(text.chars().count() as f64),
-        "indexOf" => Value::Number(text.find(&arg(0)).map(|i| text[..i].chars().count() as f64).unwrap_or(-1.0)),
+        "indexOf" => Value::Number(
+            text.find(&arg(0))
+                .map(|i| text[..i].chars().count() as f64)
+                .unwrap_or(-1.0),
+        ),
         "toLowerCase" => Value::Text(text.to_lowercase()),
         "toUpperCase" => Value::Text(text.to_uppercase()),
         "trim" => Value::Text(text.trim().to_string()),
@@ -492,7 +495,9 @@ mod tests {
     use super::*;
 
     fn eval(text: &str) -> String {
-        evaluate(text).map(|v| v.to_string()).unwrap_or_else(|e| format!("error: {e}"))
+        evaluate(text)
+            .map(|v| v.to_string())
+            .unwrap_or_else(|e| format!("error: {e}"))
     }
 
     #[test]

@@ -95,15 +95,13 @@ pub fn build_with_diagnostics<T>(
 
 /// A user numbered `thread_num` (1-based) of a run with `props`, seeded for repeatability.
 pub fn user_with(thread_num: u32, props: &[(&str, &str)]) -> UserState {
-    let run = Arc::new(RunShared {
-        props: Properties::from_map(
-            props
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        ),
-        test: TestInfo::default(),
-    });
+    let props = Properties::from_map(
+        props
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    );
+    let run = Arc::new(RunShared::new(props, TestInfo::default(), Some(42)));
     let thread = ThreadInfo {
         thread_num,
         thread_name: Arc::from(format!("Users 1-{thread_num}")),
