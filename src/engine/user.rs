@@ -6,7 +6,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use rand::rngs::SmallRng;
+use std::time::Duration;
+
 use tokio::time::Instant;
+
+/// Lateness beyond this is not made up (a stalled machine must not cause a burst).
+const MAX_CARRIED_OVERSHOOT: Duration = Duration::from_millis(50);
 
 use super::RunShared;
 use crate::expr::{EvalContext, ThreadInfo, Variables};
@@ -18,6 +23,8 @@ pub struct UserState {
     pub thread: ThreadInfo,
     /// The last recorded sample (`prev`).
     pub prev: Option<Arc<SampleResult>>,
+    /// How late the previous pause woke up, taken off the next one.
+    pause_overshoot: Duration,
     /// With a scheduler: when this user must stop (checked between samples; pauses and
     /// timers never run past it).
     pub end_time: Option<Instant>,
@@ -38,6 +45,7 @@ impl UserState {
             thread,
             prev: None,
             end_time: None,
+            pause_overshoot: Duration::ZERO,
             slots: HashMap::new(),
             iteration: 0,
             run,
@@ -80,8 +88,15 @@ impl UserState {
 
     /// Waits `ms` milliseconds, cut short by a stop of the run or the scheduler's end
     /// time. Returns false when the wait was cut short.
-    pub async fn pause(&self, ms: u64) -> bool {
-        let mut deadline = Instant::now() + std::time::Duration::from_millis(ms);
+    ///
+    /// The timer wheel wakes a task up to a millisecond late; the lateness of one pause is
+    /// taken off the next, so a user paced by timers keeps the pace the plan asks for
+    /// (JMeter's thread sleeps are accurate to well under a millisecond).
+    pub async fn pause(&mut self, ms: u64) -> bool {
+        let wanted = Duration::from_millis(ms);
+        let forgiven = self.pause_overshoot.min(wanted);
+        let started = Instant::now();
+        let mut deadline = started + (wanted - forgiven);
         let mut cut = false;
         if let Some(end) = self.end_time {
             if end < deadline {
@@ -90,9 +105,17 @@ impl UserState {
             }
         }
         let stop = self.run.stop_token();
-        tokio::select! {
+        let completed = tokio::select! {
             _ = tokio::time::sleep_until(deadline) => !cut,
             _ = stop.cancelled() => false,
-        }
+        };
+        self.pause_overshoot = if completed {
+            (self.pause_overshoot + started.elapsed())
+                .saturating_sub(wanted)
+                .min(MAX_CARRIED_OVERSHOOT)
+        } else {
+            Duration::ZERO
+        };
+        completed
     }
 }

@@ -155,6 +155,8 @@ impl VirtualUser {
         if delay <= 0 {
             return true;
         }
+        // As JMeter does, a timer that would end after the scheduler's end stops the thread
+        // at once (a Flow Control pause is shortened instead).
         let wake = Instant::now() + std::time::Duration::from_millis(delay as u64);
         if self.user.end_time.is_some_and(|end| wake > end) {
             return false;

@@ -1,0 +1,65 @@
+//! Stopping: Ctrl-C (SIGINT) and SIGTERM stop gracefully, every recorded sample is in
+//! the `.jtl`, and the file stays parseable.
+
+#![cfg(unix)]
+
+mod support;
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use support::{fixtures, Jtl};
+
+fn interrupt_after(signal: &str, delay: Duration) -> (std::process::Output, tempfile::TempDir) {
+    let work = tempfile::tempdir().expect("scratch folder");
+    let plan = fixtures().join("stopping/forever.jmx");
+    let child = Command::new(env!("CARGO_BIN_EXE_jmxr"))
+        .args(["-n", "-t", plan.to_str().unwrap(), "-l", "out.jtl"])
+        .current_dir(work.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("jmxr starts");
+    std::thread::sleep(delay);
+    let status = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let output = child.wait_with_output().expect("jmxr ends");
+    (output, work)
+}
+
+/// The count of the final `summary =` line.
+fn summary_total(stdout: &str) -> usize {
+    let line = stdout
+        .lines()
+        .rfind(|l| l.starts_with("summary ="))
+        .unwrap_or_else(|| panic!("no summary line in {stdout}"));
+    line["summary =".len()..]
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("bad summary line {line}"))
+}
+
+#[test]
+fn ctrl_c_leaves_every_reported_sample_in_the_jtl() {
+    let (output, work) = interrupt_after("-INT", Duration::from_millis(1500));
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let reported = summary_total(&stdout);
+    let jtl = Jtl::read(&work.path().join("out.jtl"));
+    assert!(reported > 100, "only {reported} samples before the stop");
+    assert_eq!(jtl.rows.len(), reported);
+    assert!(jtl.rows.iter().all(|r| r.len() == jtl.header.len()));
+}
+
+#[test]
+fn sigterm_stops_gracefully_too() {
+    let (output, work) = interrupt_after("-TERM", Duration::from_millis(800));
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let jtl = Jtl::read(&work.path().join("out.jtl"));
+    assert_eq!(jtl.rows.len(), summary_total(&stdout));
+}
