@@ -13,5 +13,6 @@ pub mod jmx;
 pub mod plan;
 pub mod results;
 pub mod run;
+pub mod runlog;
 pub mod samplers;
 pub mod script;

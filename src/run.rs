@@ -19,6 +19,7 @@ use crate::plan::{self, PlanOutcome, Severity};
 use crate::results::{
     Collector, JtlFiles, ResultsBus, SampleEvent, SaveConfig, Sink, Summariser, BUS_CAPACITY,
 };
+use crate::runlog;
 
 /// How an invocation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,6 +107,16 @@ pub fn check(config: &CheckConfig, out: &mut dyn Write) -> Outcome {
 /// A run: the plan is refused if it holds errors (unless `--skip-unsupported`), result
 /// files are prepared, users run, and every sink is finished on every way out.
 pub async fn run(config: RunConfig) -> Outcome {
+    if let Some(log) = &config.log_file {
+        if let Err(e) = runlog::open(log) {
+            eprintln!(
+                "An error occurred: cannot write the log file {}: {e}",
+                log.display()
+            );
+            return Outcome::BadInput;
+        }
+    }
+    runlog::info(&format!("Loading file: {}", config.plan.display()));
     let functions = FunctionRegistry::standard();
     let built = match load_plan(&config.plan, &functions) {
         Ok(built) => built,
@@ -139,7 +150,7 @@ pub async fn run(config: RunConfig) -> Outcome {
         .iter()
         .filter(|d| d.severity == Severity::Warning)
     {
-        eprintln!("{warning}");
+        runlog::warn(&warning.to_string());
     }
     let plan = Arc::new(built.plan);
     let properties = start_properties(config.properties.clone());
@@ -164,6 +175,11 @@ pub async fn run(config: RunConfig) -> Outcome {
         config.plan.display()
     );
     let start = chrono::Local::now();
+    runlog::info(&format!(
+        "Starting the test @ {} ({})",
+        start.format("%Y %b %-d %H:%M:%S"),
+        start.timestamp_millis()
+    ));
     println!(
         "Starting standalone test @ {} ({})",
         start.format("%Y %b %-d %H:%M:%S"),
@@ -183,11 +199,15 @@ pub async fn run(config: RunConfig) -> Outcome {
     );
     println!("... end of run");
     for problem in &problems {
-        eprintln!("Thread group {}: {}", problem.group, problem.message);
+        let message = format!("Thread group {}: {}", problem.group, problem.message);
+        eprintln!("{message}");
+        runlog::error(&message);
     }
     for failure in &failures {
         eprintln!("error: {failure}");
+        runlog::error(failure);
     }
+    runlog::info("Test has ended");
     if shared.interrupted() {
         Outcome::Interrupted
     } else if !failures.is_empty() || !problems.is_empty() {
