@@ -69,7 +69,7 @@ pub fn evaluate_with(text: &str, props: Option<&Properties>) -> Result<Value, Co
         pos: 0,
         props,
     };
-    let value = parser.or()?;
+    let value = parser.ternary()?;
     if parser.pos < parser.tokens.len() {
         return Err(parser.error("unexpected text after the expression"));
     }
@@ -214,6 +214,20 @@ impl Parser<'_> {
         } else {
             false
         }
+    }
+
+    /// `condition ? then : otherwise`, the lowest precedence.
+    fn ternary(&mut self) -> Result<Value, ConditionError> {
+        let condition = self.or()?;
+        if !self.eat("?") {
+            return Ok(condition);
+        }
+        let then = self.ternary()?;
+        if !self.eat(":") {
+            return Err(self.error("expected ':'"));
+        }
+        let otherwise = self.ternary()?;
+        Ok(if condition.truthy() { then } else { otherwise })
     }
 
     fn or(&mut self) -> Result<Value, ConditionError> {
@@ -362,7 +376,7 @@ impl Parser<'_> {
             Token::Number(n) => Ok(Value::Number(n)),
             Token::Text(s) => Ok(Value::Text(s)),
             Token::Op("(") => {
-                let v = self.or()?;
+                let v = self.ternary()?;
                 if !self.eat(")") {
                     return Err(self.error("expected ')'"));
                 }
@@ -515,6 +529,8 @@ mod tests {
     fn arithmetic_and_string_methods() {
         assert_eq!(eval("1 + 2 * 3"), "7");
         assert_eq!(eval("7 / 2"), "3.5");
+        assert_eq!(eval("25 % 25 == 0 ? 402 : 200"), "402");
+        assert_eq!(eval("(1 > 2) ? 'a' : 'b'"), "b");
         assert_eq!(eval("'a' + 1"), "a1");
         assert_eq!(eval("'Hello'.length()"), "5");
         assert_eq!(eval("'abc'.equals('abc')"), "true");
