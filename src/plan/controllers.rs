@@ -20,11 +20,17 @@ pub fn build(cx: &mut BuildContext<'_>) -> Option<ControllerKind> {
         "WhileController" => ControllerKind::While {
             condition: cx.template("WhileController.condition"),
         },
-        "IfController" => ControllerKind::If {
-            condition: cx.template("IfController.condition"),
-            use_expression: cx.flag("IfController.useExpression", false),
-            evaluate_all: cx.flag("IfController.evaluateAll", false),
-        },
+        "IfController" => {
+            let use_expression = cx.flag("IfController.useExpression", false);
+            if !use_expression {
+                check_javascript_condition(cx);
+            }
+            ControllerKind::If {
+                condition: cx.template("IfController.condition"),
+                use_expression,
+                evaluate_all: cx.flag("IfController.evaluateAll", false),
+            }
+        }
         "TransactionController" => ControllerKind::Transaction {
             parent: cx.flag("TransactionController.parent", false),
             include_timers: cx.flag("TransactionController.includeTimers", true),
@@ -61,6 +67,18 @@ pub fn build(cx: &mut BuildContext<'_>) -> Option<ControllerKind> {
         }
     };
     Some(kind)
+}
+
+/// An If Controller without "interpret condition as variable expression" runs its
+/// condition as JavaScript; jmxr evaluates the comparisons plans write there, and reports
+/// anything beyond them instead of treating it as false.
+fn check_javascript_condition(cx: &mut BuildContext<'_>) {
+    let raw = cx.raw("IfController.condition").unwrap_or("").to_string();
+    if let Err(err) = crate::script::condition::check_syntax(&raw) {
+        cx.error(format!(
+            "If Controller condition {raw:?} is JavaScript jmxr cannot evaluate yet ({err})"
+        ));
+    }
 }
 
 fn style(cx: &BuildContext<'_>) -> i64 {

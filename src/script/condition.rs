@@ -76,6 +76,68 @@ pub fn evaluate_with(text: &str, props: Option<&Properties>) -> Result<Value, Co
     Ok(value)
 }
 
+/// Checks at plan time that an expression written with `${...}` references is one this
+/// language can evaluate: each reference is replaced by a number and the text parsed.
+/// Anything else (a Groovy script, JavaScript objects) must be reported, not run to an
+/// empty result.
+pub fn check_syntax(text_with_references: &str) -> Result<(), ConditionError> {
+    let text = replace_references(text_with_references);
+    if text.trim().is_empty() {
+        return Ok(());
+    }
+    let tokens = tokenize(&text)?;
+    let mut parser = Parser {
+        tokens,
+        pos: 0,
+        props: None,
+    };
+    parser.ternary()?;
+    if parser.pos < parser.tokens.len() {
+        return Err(parser.error("unexpected text after the expression"));
+    }
+    Ok(())
+}
+
+/// Replaces each `${...}` (nesting included) by `0`.
+fn replace_references(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let mut depth = 0usize;
+        let mut end = None;
+        let bytes = rest.as_bytes();
+        let mut i = start;
+        while i < bytes.len() {
+            if bytes[i] == b'$' && bytes.get(i + 1) == Some(&b'{') {
+                depth += 1;
+                i += 2;
+                continue;
+            }
+            if bytes[i] == b'}' {
+                depth -= 1;
+                if depth == 0 {
+                    end = Some(i);
+                    break;
+                }
+            }
+            i += 1;
+        }
+        match end {
+            Some(end) => {
+                out.push('0');
+                rest = &rest[end + 1..];
+            }
+            None => {
+                out.push_str(&rest[start..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Evaluates a condition: `Some(bool)` for a boolean result (JavaScript mode of the If
 /// Controller accepts only booleans), `None` otherwise.
 pub fn evaluate_bool(text: &str) -> Option<bool> {
@@ -549,6 +611,14 @@ mod tests {
         assert!(evaluate("x == 1").is_err());
         assert_eq!(evaluate_bool("'a' == 'b'"), Some(false));
         assert_eq!(evaluate_bool("1 + 1"), None);
+    }
+
+    #[test]
+    fn plan_time_syntax_check_replaces_references() {
+        assert!(check_syntax("${counter} != 10").is_ok());
+        assert!(check_syntax("\"${__P(x,${y})}\" == \"a\"").is_ok());
+        assert!(check_syntax("vars.get('x').toInteger() > 2").is_err());
+        assert!(check_syntax("def x = 1; x").is_err());
     }
 
     #[test]

@@ -29,6 +29,12 @@ fn build(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String>
     }
     let mut args = args.into_iter();
     let expression = args.next().unwrap_or_else(|| Template::literal(""));
+    if let Err(err) = condition::check_syntax(expression.raw()) {
+        return Err(format!(
+            "jmxr evaluates only one-line comparisons and arithmetic here, not {:?} ({err}); full scripts come with the Rhai engine",
+            expression.raw()
+        ));
+    }
     Ok(Box::new(ExpressionCall {
         expression,
         variable: args.next(),
