@@ -319,16 +319,7 @@ pub fn eval_outside_users(template: &crate::expr::Template, shared: &RunShared) 
     let mut vars = Variables::new();
     let thread = ThreadInfo::default();
     let mut rng = <rand::rngs::SmallRng as rand::SeedableRng>::seed_from_u64(0);
-    let mut cx = crate::expr::EvalContext {
-        vars: &mut vars,
-        props: &shared.props,
-        thread: &thread,
-        test: &shared.test,
-        rng: &mut rng,
-        sampler_name: "",
-        prev: None,
-    };
-    template.eval(&mut cx)
+    template.eval(&mut shared.eval_context(&mut vars, &thread, &mut rng))
 }
 
 /// The sinks of a run: the `-l` file, the plan's Result Collectors (collectors naming

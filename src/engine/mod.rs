@@ -84,6 +84,25 @@ impl RunShared {
         }
     }
 
+    /// An evaluation context outside any sample (thread-group settings, User Defined
+    /// Variables, result file names).
+    pub fn eval_context<'a>(
+        &'a self,
+        vars: &'a mut crate::expr::Variables,
+        thread: &'a crate::expr::ThreadInfo,
+        rng: &'a mut rand::rngs::SmallRng,
+    ) -> crate::expr::EvalContext<'a> {
+        crate::expr::EvalContext {
+            vars,
+            props: &self.props,
+            thread,
+            test: &self.test,
+            rng,
+            sampler_name: "",
+            prev: None,
+        }
+    }
+
     /// The token that ends the current phase gracefully.
     pub fn stop_token(&self) -> CancellationToken {
         self.stop.lock().clone()

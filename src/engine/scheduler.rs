@@ -97,15 +97,7 @@ fn initial_variables(plan: &TestPlan, run: &RunShared) -> Variables {
         let values: Vec<(String, String)> = element
             .iter()
             .map(|(name, template)| {
-                let mut cx = crate::expr::EvalContext {
-                    vars: &mut scratch,
-                    props: &run.props,
-                    thread: &thread,
-                    test: &run.test,
-                    rng: &mut rng,
-                    sampler_name: "",
-                    prev: None,
-                };
+                let mut cx = run.eval_context(&mut scratch, &thread, &mut rng);
                 (name.clone(), template.eval(&mut cx))
             })
             .collect();
@@ -138,15 +130,7 @@ async fn run_group(
         group_name: group.name.clone(),
     };
     let mut rng = new_rng(run.seed, group.id as u64);
-    let mut cx = crate::expr::EvalContext {
-        vars: &mut starter_vars,
-        props: &run.props,
-        thread: &thread,
-        test: &run.test,
-        rng: &mut rng,
-        sampler_name: "",
-        prev: None,
-    };
+    let mut cx = run.eval_context(&mut starter_vars, &thread, &mut rng);
     let threads = group.num_threads.i64(&mut cx).max(0) as u64;
     let ramp_ms = group.ramp_up.i64(&mut cx).max(0) as u64 * 1000;
     let (delay_s, duration_s) = if group.scheduler {
