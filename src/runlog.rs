@@ -15,7 +15,7 @@ static FILE: OnceLock<Mutex<File>> = OnceLock::new();
 pub fn open(path: &Path) -> std::io::Result<()> {
     let file = File::create(path)?;
     let _ = FILE.set(Mutex::new(file));
-    crate::expr::set_log_hook(Box::new(|level, message| write(level, message)));
+    crate::expr::set_log_hook(Box::new(write));
     Ok(())
 }
 
