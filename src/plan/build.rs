@@ -172,9 +172,8 @@ impl<'f> Builder<'f> {
             ),
         };
         if status == Status::Unsupported {
-            let weight = family.unwrap_or_else(|| registry::guess_family(&el.class));
             self.diagnostics.push(Diagnostic {
-                severity: if weight.affects_run() {
+                severity: if registry::affects_run(info, &el.class) {
                     Severity::Error
                 } else {
                     Severity::Warning
