@@ -212,6 +212,7 @@ impl<'f> Builder<'f> {
         for other in tree.roots.iter().filter(|e| e.class != "TestPlan") {
             let path = path_join("", other);
             self.classify(other, &path);
+            self.report_subtree(other, &path);
         }
         let Some(root) = root else {
             self.diagnostics.push(Diagnostic {

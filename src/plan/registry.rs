@@ -332,8 +332,8 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "JSR223Timer" => Timer Unsupported "JSR223 Timer" SCRIPT;
     "BeanShellTimer" => Timer Unsupported "BeanShell Timer" SCRIPT;
 
-    "ResultCollector" => Listener Supported "View Results Tree, Summary Report, Aggregate Report, Simple Data Writer, ..." WRITES_FILE;
-    "kg.apc.jmeter.vizualizers.CorrectedResultCollector" => Listener Supported "jp@gc graph listeners (Transactions per Second, Response Times Over Time, ...)" WRITES_FILE;
+    "ResultCollector" => Listener Supported "Result Collector (View Results Tree, Summary Report, Simple Data Writer, ...)" WRITES_FILE;
+    "kg.apc.jmeter.vizualizers.CorrectedResultCollector" => Listener Supported "jp@gc graph listener (Transactions per Second, ...)" WRITES_FILE;
     "kg.apc.jmeter.vizualizers.CompositeResultCollector" => Listener Ignored "jp@gc - Composite Graph" GRAPH;
     "kg.apc.jmeter.perfmon.PerfMonCollector" => Listener Ignored "jp@gc - PerfMon Metrics Collector" MONITOR;
     "kg.apc.jmeter.dbmon.DbMonCollector" => Listener Ignored "jp@gc - DbMon Samples Collector" MONITOR;
