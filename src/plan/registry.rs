@@ -420,3 +420,67 @@ pub fn guess_family(class: &str) -> Family {
         Sampler
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_unique_and_unsupported_rows_say_why() {
+        for (i, a) in ELEMENTS.iter().enumerate() {
+            for b in &ELEMENTS[i + 1..] {
+                assert!(
+                    !(a.class == b.class && a.gui == b.gui),
+                    "duplicate row {} {}",
+                    a.class,
+                    a.gui
+                );
+            }
+            if a.status != Status::Supported {
+                assert!(!a.note.is_empty(), "{} needs a note", a.class);
+            }
+        }
+    }
+
+    #[test]
+    fn config_test_element_depends_on_its_gui_class_short_or_qualified() {
+        let short = lookup("ConfigTestElement", "HttpDefaultsGui").expect("row");
+        let qualified = lookup(
+            "ConfigTestElement",
+            "org.apache.jmeter.protocol.http.config.gui.HttpDefaultsGui",
+        )
+        .expect("row");
+        assert_eq!(short.title, "HTTP Request Defaults");
+        assert_eq!(qualified.title, "HTTP Request Defaults");
+        let java = lookup(
+            "ConfigTestElement",
+            "org.apache.jmeter.protocol.java.config.gui.JavaConfigGui",
+        )
+        .expect("row");
+        assert_eq!(java.status, Status::Supported);
+        assert!(lookup("ConfigTestElement", "SomethingElseGui").is_none());
+    }
+
+    #[test]
+    fn fully_qualified_core_classes_find_their_alias() {
+        let info = lookup("org.apache.jmeter.threads.ThreadGroup", "ThreadGroupGui").expect("row");
+        assert_eq!(info.class, "ThreadGroup");
+        let plugin = lookup("org.apache.jmeter.assertions.JSONSchemaAssertion", "").expect("row");
+        assert_eq!(plugin.family, Family::Assertion);
+    }
+
+    #[test]
+    fn a_test_stopping_listener_blocks_and_a_graph_does_not() {
+        let autostop = lookup("kg.apc.jmeter.reporters.AutoStop", "").expect("row");
+        assert!(autostop.blocks_run());
+        let backend = lookup("BackendListener", "BackendListenerGui").expect("row");
+        assert!(!backend.blocks_run());
+        let composite =
+            lookup("kg.apc.jmeter.vizualizers.CompositeResultCollector", "").expect("row");
+        assert_eq!(composite.status, Status::Ignored);
+        let http = lookup("HTTPSamplerProxy", "HttpTestSampleGui").expect("row");
+        assert!(http.blocks_run());
+        assert!(affects_run(None, "com.example.FancySampler"));
+        assert!(!affects_run(None, "com.example.FancyListener"));
+    }
+}
