@@ -297,7 +297,10 @@ pub fn print(report: &PlanReport, out: &mut dyn Write) -> std::io::Result<()> {
     }
     if !report.diagnostics.is_empty() {
         writeln!(out, "  Problems:")?;
-        for diagnostic in &report.diagnostics {
+        let mut diagnostics: Vec<&Diagnostic> = report.diagnostics.iter().collect();
+        // Errors first: they are what keeps the plan from running.
+        diagnostics.sort_by_key(|d| std::cmp::Reverse(d.severity));
+        for diagnostic in diagnostics {
             writeln!(out, "    {diagnostic}")?;
         }
     }
@@ -309,29 +312,39 @@ pub fn print(report: &PlanReport, out: &mut dyn Write) -> std::io::Result<()> {
         .count();
     writeln!(
         out,
-        "  Summary: {} elements: {} supported, {} ignored, {} unsupported ({} change the load or the verdict); {} removed; {} errors, {} warnings",
+        "  Summary: {} elements: {} supported, {} ignored, {} unsupported ({} change the load or the verdict); {} removed; {}, {}",
         report.rows.len(),
         report.count(|v| v == Verdict::Supported),
         report.count(|v| v == Verdict::Ignored),
         report.count(|v| matches!(v, Verdict::Unsupported { .. })),
         blocking,
         report.removed.len(),
-        errors,
-        report.diagnostics.len() - errors,
+        plural(errors, "error"),
+        plural(report.diagnostics.len() - errors, "warning"),
     )?;
     if report.runnable() {
         writeln!(out, "  Result: jmxr can run this plan")
     } else if blocking > 0 {
         writeln!(
             out,
-            "  Result: jmxr cannot run this plan as written ({errors} errors); \
-             --skip-unsupported runs the rest"
+            "  Result: jmxr cannot run this plan as written ({}); \
+             --skip-unsupported runs the rest",
+            plural(errors, "error")
         )
     } else {
         writeln!(
             out,
-            "  Result: jmxr cannot run this plan as written ({errors} errors)"
+            "  Result: jmxr cannot run this plan as written ({})",
+            plural(errors, "error")
         )
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
     }
 }
 

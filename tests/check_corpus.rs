@@ -85,6 +85,14 @@ fn check_lists_every_element_exactly_once() {
                 report.unmatched
             ));
         }
+        let source = std::fs::read_to_string(&path).expect("readable");
+        let removed = |pick: &dyn Fn(&check::Row) -> bool| report.removed.iter().any(pick);
+        if source.contains("testclass=\"WorkBench\"") && !removed(&|r| r.class == "WorkBench") {
+            failures.push(format!("{}: WorkBench not listed", path.display()));
+        }
+        if source.contains("enabled=\"false\"") && !removed(&|r| r.note == "disabled") {
+            failures.push(format!("{}: disabled elements not listed", path.display()));
+        }
         let mut text = Vec::new();
         check::print(&report, &mut text).expect("printing to memory");
         println!("{}", String::from_utf8_lossy(&text));
