@@ -4,8 +4,10 @@
 //! typed, scoped, pre-compiled elements, [`engine`] runs virtual users through it, and
 //! every sample flows over the bounded bus in [`results`] to the sinks (`.jtl` writers,
 //! the console summariser). [`expr`] compiles `${...}` expressions; [`samplers`] speak
-//! the protocols. [`cli`] turns JMeter's command line into a run configuration.
+//! the protocols. [`cli`] turns JMeter's command line into a run configuration;
+//! [`check`] reports what jmxr would do with each element of a plan.
 
+pub mod check;
 pub mod cli;
 pub mod engine;
 pub mod expr;

@@ -4,14 +4,14 @@
 //! exit code.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use crate::cli::{CheckConfig, RunConfig};
+pub use crate::check::check;
+use crate::cli::RunConfig;
 use crate::engine::{self, RunShared};
 use crate::expr::{FunctionRegistry, Properties, TestInfo, ThreadInfo, Variables};
 use crate::jmx;
@@ -56,52 +56,6 @@ fn load_plan(path: &Path, functions: &FunctionRegistry) -> Result<PlanOutcome, O
         Outcome::BadInput
     })?;
     Ok(plan::build(&tree, functions))
-}
-
-/// `jmxr check`: lists every element with its status and exits non-zero when a plan
-/// holds something that would change the load or the verdict.
-pub fn check(config: &CheckConfig, out: &mut dyn Write) -> Outcome {
-    let functions = FunctionRegistry::standard();
-    let mut outcome = Outcome::Completed;
-    for path in &config.plans {
-        let built = match load_plan(path, &functions) {
-            Ok(built) => built,
-            Err(o) => {
-                outcome = o;
-                continue;
-            }
-        };
-        let _ = writeln!(out, "{}", path.display());
-        for element in &built.elements {
-            let _ = writeln!(
-                out,
-                "  {:<11} {}  ({}){}",
-                element.status.word(),
-                element.path,
-                element.location,
-                if element.note.is_empty() {
-                    String::new()
-                } else {
-                    format!(" — {}", element.note)
-                }
-            );
-        }
-        for diagnostic in &built.diagnostics {
-            let _ = writeln!(out, "  {diagnostic}");
-        }
-        let errors = built.errors().count();
-        let _ = writeln!(
-            out,
-            "  {} elements, {} errors, {} warnings",
-            built.elements.len(),
-            errors,
-            built.diagnostics.len() - errors
-        );
-        if errors > 0 && outcome == Outcome::Completed {
-            outcome = Outcome::Unsupported;
-        }
-    }
-    outcome
 }
 
 /// A run: the plan is refused if it holds errors (unless `--skip-unsupported`), result

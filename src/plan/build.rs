@@ -172,9 +172,8 @@ impl<'f> Builder<'f> {
             ),
         };
         if status == Status::Unsupported {
-            let weight = family.unwrap_or_else(|| registry::guess_family(&el.class));
             self.diagnostics.push(Diagnostic {
-                severity: if weight.affects_run() {
+                severity: if registry::affects_run(info, &el.class) {
                     Severity::Error
                 } else {
                     Severity::Warning
@@ -213,6 +212,7 @@ impl<'f> Builder<'f> {
         for other in tree.roots.iter().filter(|e| e.class != "TestPlan") {
             let path = path_join("", other);
             self.classify(other, &path);
+            self.report_subtree(other, &path);
         }
         let Some(root) = root else {
             self.diagnostics.push(Diagnostic {

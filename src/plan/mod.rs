@@ -13,6 +13,7 @@
 
 pub mod assertions;
 pub mod build;
+pub mod compat_doc;
 pub mod config;
 pub mod context;
 pub mod controllers;

@@ -1,6 +1,14 @@
 //! The compatibility registry: every JMeter element class jmxr knows, what family it
 //! belongs to and what jmxr does with it. `jmxr check` reports from this table and
-//! `docs/compatibility.md` is generated from it (a test keeps the file current).
+//! `docs/compatibility.md` is generated from it (`compat_doc`; a test keeps the file
+//! current).
+//!
+//! The table covers every `testclass` found in the conformance corpus (JMeter's batch
+//! tests, examples and templates, the plugin samples and 160 real-world plans). An
+//! unsupported row says what is planned. Whether skipping it can change the load or the
+//! verdict decides between refusing a run and a warning: that follows the family, except
+//! for the few rows that set `affects_run` themselves (a listener that stops the test, a
+//! config element that only feeds a live output).
 
 /// The kind of element, which decides scope rules and what "unsupported" costs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +46,8 @@ impl Family {
 
     /// Whether skipping an element of this family can change the load or the verdict.
     /// Listeners only observe; everything else shapes what is sent or how it is judged.
-    pub fn affects_run(self) -> bool {
+    /// A few rows override this (see [`ElementInfo::affects_run`]).
+    pub const fn affects_run(self) -> bool {
         !matches!(self, Family::Listener | Family::NonTest)
     }
 
@@ -83,853 +92,305 @@ impl Status {
 pub struct ElementInfo {
     /// `testclass` (alias or fully qualified).
     pub class: &'static str,
-    /// For classes whose meaning depends on the GUI class (`ConfigTestElement`), the GUI class; else "".
+    /// For classes whose meaning depends on the GUI class (`ConfigTestElement`), the short
+    /// GUI class name; else "".
     pub gui: &'static str,
     /// JMeter's display name.
     pub title: &'static str,
     pub family: Family,
     pub status: Status,
+    /// Why it is ignored, what is supported, or what is planned.
     pub note: &'static str,
+    /// Whether running without this element could change the load or the verdict.
+    pub affects_run: bool,
 }
 
-const fn row(
-    class: &'static str,
-    title: &'static str,
-    family: Family,
-    status: Status,
-    note: &'static str,
-) -> ElementInfo {
-    ElementInfo {
-        class,
-        gui: "",
-        title,
-        family,
-        status,
-        note,
+impl ElementInfo {
+    /// Whether a plan holding this element, unsupported, must be refused.
+    pub fn blocks_run(&self) -> bool {
+        self.status == Status::Unsupported && self.affects_run
     }
 }
 
-const fn gui_row(
-    class: &'static str,
-    gui: &'static str,
-    title: &'static str,
-    family: Family,
-    status: Status,
-    note: &'static str,
-) -> ElementInfo {
-    ElementInfo {
-        class,
-        gui,
-        title,
-        family,
-        status,
-        note,
-    }
+/// Builds the table, one line per element:
+/// `"class" [gui "GuiClass"] => Family Status "Title" note [, affects_run: bool];`
+macro_rules! elements {
+    (@gui) => { "" };
+    (@gui $gui:literal) => { $gui };
+    (@affects $family:ident) => { $family.affects_run() };
+    (@affects $family:ident $affects:literal) => { $affects };
+    ($($class:literal $(gui $gui:literal)? => $family:ident $status:ident $title:literal $note:expr
+        $(, affects_run: $affects:literal)?;)*) => {
+        &[$(ElementInfo {
+            class: $class,
+            gui: elements!(@gui $($gui)?),
+            title: $title,
+            family: $family,
+            status: $status,
+            note: $note,
+            affects_run: elements!(@affects $family $($affects)?),
+        }),*]
+    };
 }
 
 use Family::*;
 use Status::*;
 
 const HTTP: &str = "HTTP support is planned (issue 3)";
-const DATA: &str = "planned with test data and correlation (issue 4)";
+const DATA: &str = "planned with test data, extractors and assertions (issue 4)";
 const SCRIPT: &str = "scripting is planned on Rhai (issue 7)";
-const PROTO: &str = "this protocol is not implemented";
-const VISUAL: &str = "GUI visualizer; writes its file when one is set";
+const SOCKETS: &str = "planned with UDP, TCP and Java Request classes (issue 6)";
+const WEBSOCKET: &str = "WebSocket is not implemented yet (no issue yet)";
+const PROTO: &str = "this protocol is not planned yet";
+const NO_PLUGIN: &str = "not implemented yet (no issue yet)";
+const PLUGIN_GROUP: &str = "plugin thread groups are not implemented yet (no issue yet)";
+const WRITES_FILE: &str = "writes its result file when `filename` is set; GUI views are not drawn";
+const GRAPH: &str = "draws a graph in JMeter's GUI only; a headless run has nothing to draw";
+const MONITOR: &str = "draws server metrics in JMeter's GUI; monitoring is not implemented, \
+                       so a metrics file set in `filename` is not written";
 
-/// Every element class jmxr recognises.
-pub const ELEMENTS: &[ElementInfo] = &[
-    row("TestPlan", "Test Plan", TestPlan, Supported, ""),
-    row("ThreadGroup", "Thread Group", ThreadGroup, Supported, ""),
-    row(
-        "SetupThreadGroup",
-        "setUp Thread Group",
-        ThreadGroup,
-        Supported,
-        "",
-    ),
-    row(
-        "PostThreadGroup",
-        "tearDown Thread Group",
-        ThreadGroup,
-        Supported,
-        "",
-    ),
-    row(
-        "OpenModelThreadGroup",
-        "Open Model Thread Group",
-        ThreadGroup,
-        Unsupported,
-        "arrival-rate schedules are planned",
-    ),
-    row(
-        "kg.apc.jmeter.threads.UltimateThreadGroup",
-        "Ultimate Thread Group",
-        ThreadGroup,
-        Unsupported,
-        "plugin thread groups are planned",
-    ),
-    row(
-        "kg.apc.jmeter.threads.SteppingThreadGroup",
-        "Stepping Thread Group",
-        ThreadGroup,
-        Unsupported,
-        "plugin thread groups are planned",
-    ),
-    row(
-        "com.blazemeter.jmeter.threads.concurrency.ConcurrencyThreadGroup",
-        "Concurrency Thread Group",
-        ThreadGroup,
-        Unsupported,
-        "plugin thread groups are planned",
-    ),
-    row(
-        "com.blazemeter.jmeter.threads.arrivals.ArrivalsThreadGroup",
-        "Arrivals Thread Group",
-        ThreadGroup,
-        Unsupported,
-        "plugin thread groups are planned",
-    ),
-    row(
-        "com.blazemeter.jmeter.threads.arrivals.FreeFormArrivalsThreadGroup",
-        "Free-Form Arrivals Thread Group",
-        ThreadGroup,
-        Unsupported,
-        "plugin thread groups are planned",
-    ),
-    row(
-        "GenericController",
-        "Simple Controller",
-        Controller,
-        Supported,
-        "",
-    ),
-    row(
-        "LoopController",
-        "Loop Controller",
-        Controller,
-        Supported,
-        "",
-    ),
-    row(
-        "WhileController",
-        "While Controller",
-        Controller,
-        Supported,
-        "conditions: JavaScript-style comparisons, `&&`, `||`, `!`, `true`/`false`",
-    ),
-    row(
-        "IfController",
-        "If Controller",
-        Controller,
-        Supported,
-        "conditions: JavaScript-style comparisons, `&&`, `||`, `!`, `true`/`false`",
-    ),
-    row(
-        "TransactionController",
-        "Transaction Controller",
-        Controller,
-        Supported,
-        "",
-    ),
-    row(
-        "OnceOnlyController",
-        "Once Only Controller",
-        Controller,
-        Supported,
-        "",
-    ),
-    row(
-        "InterleaveControl",
-        "Interleave Controller",
-        Controller,
-        Supported,
-        "",
-    ),
-    row(
-        "RandomController",
-        "Random Controller",
-        Controller,
-        Supported,
-        "",
-    ),
-    row(
-        "RandomOrderController",
-        "Random Order Controller",
-        Controller,
-        Supported,
-        "",
-    ),
-    row(
-        "ThroughputController",
-        "Throughput Controller",
-        Controller,
-        Supported,
-        "",
-    ),
-    row("RunTime", "Runtime Controller", Controller, Supported, ""),
-    row(
-        "SwitchController",
-        "Switch Controller",
-        Controller,
-        Supported,
-        "",
-    ),
-    row(
-        "ForeachController",
-        "ForEach Controller",
-        Controller,
-        Supported,
-        "",
-    ),
-    row(
-        "CriticalSectionController",
-        "Critical Section Controller",
-        Controller,
-        Supported,
-        "",
-    ),
-    row(
-        "RecordingController",
-        "Recording Controller",
-        Controller,
-        Supported,
-        "runs as a Simple Controller",
-    ),
-    row(
-        "ModuleController",
-        "Module Controller",
-        Controller,
-        Supported,
-        "replaced by its target before the run",
-    ),
-    row(
-        "IncludeController",
-        "Include Controller",
-        Controller,
-        Supported,
-        "replaced by the included plan before the run",
-    ),
-    row(
-        "TestFragmentController",
-        "Test Fragment",
-        Controller,
-        Supported,
-        "runs only through Module or Include Controllers",
-    ),
-    row(
-        "com.blazemeter.jmeter.controller.ParallelSampler",
-        "Parallel Controller",
-        Controller,
-        Unsupported,
-        "planned",
-    ),
-    row(
-        "com.blazemeter.jmeter.control.WeightedSwitchController",
-        "Weighted Switch Controller",
-        Controller,
-        Unsupported,
-        "planned",
-    ),
-    row("DebugSampler", "Debug Sampler", Sampler, Supported, ""),
-    row(
-        "JavaSampler",
-        "Java Request",
-        Sampler,
-        Supported,
-        "classes JavaTest and SleepTest",
-    ),
-    row("TestAction", "Flow Control Action", Sampler, Supported, ""),
-    row(
-        "SystemSampler",
-        "OS Process Sampler",
-        Sampler,
-        Supported,
-        "",
-    ),
-    row(
-        "HTTPSamplerProxy",
-        "HTTP Request",
-        Sampler,
-        Unsupported,
-        HTTP,
-    ),
-    row(
-        "HTTPSampler",
-        "HTTP Request (Java, legacy)",
-        Sampler,
-        Unsupported,
-        HTTP,
-    ),
-    row(
-        "HTTPSampler2",
-        "HTTP Request (HttpClient, legacy)",
-        Sampler,
-        Unsupported,
-        HTTP,
-    ),
-    row(
-        "JSR223Sampler",
-        "JSR223 Sampler",
-        Sampler,
-        Unsupported,
-        SCRIPT,
-    ),
-    row(
-        "BeanShellSampler",
-        "BeanShell Sampler",
-        Sampler,
-        Unsupported,
-        SCRIPT,
-    ),
-    row("BSFSampler", "BSF Sampler", Sampler, Unsupported, SCRIPT),
-    row(
-        "TCPSampler",
-        "TCP Sampler",
-        Sampler,
-        Unsupported,
-        "planned (issue 6)",
-    ),
-    row(
-        "kg.apc.jmeter.samplers.UDPSampler",
-        "UDP Request",
-        Sampler,
-        Unsupported,
-        "planned (issue 6)",
-    ),
-    row(
-        "kg.apc.jmeter.samplers.DummySampler",
-        "Dummy Sampler",
-        Sampler,
-        Unsupported,
-        "planned",
-    ),
-    row("JDBCSampler", "JDBC Request", Sampler, Unsupported, PROTO),
-    row(
-        "JMSSampler",
-        "JMS Point-to-Point",
-        Sampler,
-        Unsupported,
-        PROTO,
-    ),
-    row(
-        "PublisherSampler",
-        "JMS Publisher",
-        Sampler,
-        Unsupported,
-        PROTO,
-    ),
-    row(
-        "SubscriberSampler",
-        "JMS Subscriber",
-        Sampler,
-        Unsupported,
-        PROTO,
-    ),
-    row("FTPSampler", "FTP Request", Sampler, Unsupported, PROTO),
-    row("LDAPSampler", "LDAP Request", Sampler, Unsupported, PROTO),
-    row("SmtpSampler", "SMTP Sampler", Sampler, Unsupported, PROTO),
-    row(
-        "MailReaderSampler",
-        "Mail Reader Sampler",
-        Sampler,
-        Unsupported,
-        PROTO,
-    ),
-    row("JUnitSampler", "JUnit Request", Sampler, Unsupported, PROTO),
-    row(
-        "SoapSampler",
-        "SOAP/XML-RPC Request",
-        Sampler,
-        Unsupported,
-        PROTO,
-    ),
-    row("BoltSampler", "Bolt Request", Sampler, Unsupported, PROTO),
-    row(
-        "eu.luminis.jmeter.wssampler.RequestResponseWebSocketSampler",
-        "WebSocket request-response Sampler",
-        Sampler,
-        Unsupported,
-        "WebSocket is planned",
-    ),
-    row(
-        "eu.luminis.jmeter.wssampler.OpenWebSocketSampler",
-        "WebSocket Open Connection",
-        Sampler,
-        Unsupported,
-        "WebSocket is planned",
-    ),
-    row(
-        "eu.luminis.jmeter.wssampler.SingleWriteWebSocketSampler",
-        "WebSocket Single Write Sampler",
-        Sampler,
-        Unsupported,
-        "WebSocket is planned",
-    ),
-    row(
-        "eu.luminis.jmeter.wssampler.SingleReadWebSocketSampler",
-        "WebSocket Single Read Sampler",
-        Sampler,
-        Unsupported,
-        "WebSocket is planned",
-    ),
-    row(
-        "eu.luminis.jmeter.wssampler.CloseWebSocketSampler",
-        "WebSocket Close",
-        Sampler,
-        Unsupported,
-        "WebSocket is planned",
-    ),
-    row(
-        "eu.luminis.jmeter.wssampler.PingPongSampler",
-        "WebSocket Ping/Pong",
-        Sampler,
-        Unsupported,
-        "WebSocket is planned",
-    ),
-    row("Arguments", "User Defined Variables", Config, Supported, ""),
-    row("CounterConfig", "Counter", Config, Supported, ""),
-    row(
-        "CSVDataSet",
-        "CSV Data Set Config",
-        Config,
-        Unsupported,
-        DATA,
-    ),
-    row(
-        "RandomVariableConfig",
-        "Random Variable",
-        Config,
-        Unsupported,
-        DATA,
-    ),
-    gui_row(
-        "ConfigTestElement",
-        "JavaConfigGui",
-        "Java Request Defaults",
-        Config,
-        Supported,
-        "",
-    ),
-    gui_row(
-        "ConfigTestElement",
-        "HttpDefaultsGui",
-        "HTTP Request Defaults",
-        Config,
-        Unsupported,
-        HTTP,
-    ),
-    gui_row(
-        "ConfigTestElement",
-        "TCPConfigGui",
-        "TCP Sampler Config",
-        Config,
-        Unsupported,
-        "planned (issue 6)",
-    ),
-    gui_row(
-        "ConfigTestElement",
-        "LoginConfigGui",
-        "Login Config Element",
-        Config,
-        Unsupported,
-        HTTP,
-    ),
-    gui_row(
-        "ConfigTestElement",
-        "SimpleConfigGui",
-        "Simple Config Element",
-        Config,
-        Unsupported,
-        "not implemented",
-    ),
-    row("JavaConfig", "Java Request Defaults", Config, Supported, ""),
-    row(
-        "HeaderManager",
-        "HTTP Header Manager",
-        Config,
-        Unsupported,
-        HTTP,
-    ),
-    row(
-        "CookieManager",
-        "HTTP Cookie Manager",
-        Config,
-        Unsupported,
-        HTTP,
-    ),
-    row(
-        "CacheManager",
-        "HTTP Cache Manager",
-        Config,
-        Unsupported,
-        HTTP,
-    ),
-    row(
-        "AuthManager",
-        "HTTP Authorization Manager",
-        Config,
-        Unsupported,
-        HTTP,
-    ),
-    row(
-        "DNSCacheManager",
-        "DNS Cache Manager",
-        Config,
-        Unsupported,
-        HTTP,
-    ),
-    row(
-        "KeystoreConfig",
-        "Keystore Configuration",
-        Config,
-        Unsupported,
-        HTTP,
-    ),
-    row(
-        "JDBCDataSource",
-        "JDBC Connection Configuration",
-        Config,
-        Unsupported,
-        PROTO,
-    ),
-    row(
-        "UserParameters",
-        "User Parameters",
-        PreProcessor,
-        Supported,
-        "",
-    ),
-    row(
-        "JSR223PreProcessor",
-        "JSR223 PreProcessor",
-        PreProcessor,
-        Unsupported,
-        SCRIPT,
-    ),
-    row(
-        "BeanShellPreProcessor",
-        "BeanShell PreProcessor",
-        PreProcessor,
-        Unsupported,
-        SCRIPT,
-    ),
-    row(
-        "BSFPreProcessor",
-        "BSF PreProcessor",
-        PreProcessor,
-        Unsupported,
-        SCRIPT,
-    ),
-    row(
-        "AnchorModifier",
-        "HTML Link Parser",
-        PreProcessor,
-        Unsupported,
-        HTTP,
-    ),
-    row(
-        "RegexExtractor",
-        "Regular Expression Extractor",
-        PostProcessor,
-        Unsupported,
-        DATA,
-    ),
-    row(
-        "JSONPostProcessor",
-        "JSON Extractor",
-        PostProcessor,
-        Unsupported,
-        DATA,
-    ),
-    row(
-        "JMESPathExtractor",
-        "JSON JMESPath Extractor",
-        PostProcessor,
-        Unsupported,
-        DATA,
-    ),
-    row(
-        "BoundaryExtractor",
-        "Boundary Extractor",
-        PostProcessor,
-        Unsupported,
-        DATA,
-    ),
-    row(
-        "HtmlExtractor",
-        "CSS Selector Extractor",
-        PostProcessor,
-        Unsupported,
-        DATA,
-    ),
-    row(
-        "XPathExtractor",
-        "XPath Extractor",
-        PostProcessor,
-        Unsupported,
-        DATA,
-    ),
-    row(
-        "XPath2Extractor",
-        "XPath2 Extractor",
-        PostProcessor,
-        Unsupported,
-        DATA,
-    ),
-    row(
-        "DebugPostProcessor",
-        "Debug PostProcessor",
-        PostProcessor,
-        Unsupported,
-        DATA,
-    ),
-    row(
-        "ResultAction",
-        "Result Status Action Handler",
-        PostProcessor,
-        Supported,
-        "",
-    ),
-    row(
-        "JSR223PostProcessor",
-        "JSR223 PostProcessor",
-        PostProcessor,
-        Unsupported,
-        SCRIPT,
-    ),
-    row(
-        "BeanShellPostProcessor",
-        "BeanShell PostProcessor",
-        PostProcessor,
-        Unsupported,
-        SCRIPT,
-    ),
-    row(
-        "BSFPostProcessor",
-        "BSF PostProcessor",
-        PostProcessor,
-        Unsupported,
-        SCRIPT,
-    ),
-    row(
-        "ResponseAssertion",
-        "Response Assertion",
-        Assertion,
-        Supported,
-        "",
-    ),
-    row(
-        "DurationAssertion",
-        "Duration Assertion",
-        Assertion,
-        Supported,
-        "",
-    ),
-    row("SizeAssertion", "Size Assertion", Assertion, Supported, ""),
-    row(
-        "JSONPathAssertion",
-        "JSON Assertion",
-        Assertion,
-        Unsupported,
-        DATA,
-    ),
-    row(
-        "JMESPathAssertion",
-        "JSON JMESPath Assertion",
-        Assertion,
-        Unsupported,
-        DATA,
-    ),
-    row(
-        "XPathAssertion",
-        "XPath Assertion",
-        Assertion,
-        Unsupported,
-        DATA,
-    ),
-    row(
-        "XPath2Assertion",
-        "XPath2 Assertion",
-        Assertion,
-        Unsupported,
-        DATA,
-    ),
-    row(
-        "MD5HexAssertion",
-        "MD5Hex Assertion",
-        Assertion,
-        Unsupported,
-        DATA,
-    ),
-    row(
-        "HTMLAssertion",
-        "HTML Assertion",
-        Assertion,
-        Unsupported,
-        DATA,
-    ),
-    row(
-        "XMLAssertion",
-        "XML Assertion",
-        Assertion,
-        Unsupported,
-        DATA,
-    ),
-    row(
-        "JSR223Assertion",
-        "JSR223 Assertion",
-        Assertion,
-        Unsupported,
-        SCRIPT,
-    ),
-    row(
-        "BeanShellAssertion",
-        "BeanShell Assertion",
-        Assertion,
-        Unsupported,
-        SCRIPT,
-    ),
-    row("ConstantTimer", "Constant Timer", Timer, Supported, ""),
-    row(
-        "UniformRandomTimer",
-        "Uniform Random Timer",
-        Timer,
-        Supported,
-        "",
-    ),
-    row(
-        "GaussianRandomTimer",
-        "Gaussian Random Timer",
-        Timer,
-        Supported,
-        "",
-    ),
-    row(
-        "PoissonRandomTimer",
-        "Poisson Random Timer",
-        Timer,
-        Supported,
-        "",
-    ),
-    row(
-        "ConstantThroughputTimer",
-        "Constant Throughput Timer",
-        Timer,
-        Unsupported,
-        "planned",
-    ),
-    row(
-        "PreciseThroughputTimer",
-        "Precise Throughput Timer",
-        Timer,
-        Unsupported,
-        "planned",
-    ),
-    row(
-        "SyncTimer",
-        "Synchronizing Timer",
-        Timer,
-        Unsupported,
-        "planned",
-    ),
-    row("JSR223Timer", "JSR223 Timer", Timer, Unsupported, SCRIPT),
-    row(
-        "kg.apc.jmeter.timers.VariableThroughputTimer",
-        "Throughput Shaping Timer",
-        Timer,
-        Unsupported,
-        "planned",
-    ),
-    row(
-        "ResultCollector",
-        "Result Collector (View Results Tree, Aggregate Report, Simple Data Writer, ...)",
-        Listener,
-        Supported,
-        VISUAL,
-    ),
-    row(
-        "kg.apc.jmeter.vizualizers.CorrectedResultCollector",
-        "jmeter-plugins graph listener",
-        Listener,
-        Supported,
-        VISUAL,
-    ),
-    row(
-        "Summariser",
-        "Generate Summary Results",
-        Listener,
-        Ignored,
-        "the console summary is always printed",
-    ),
-    row(
-        "BackendListener",
-        "Backend Listener",
-        Listener,
-        Unsupported,
-        "live outputs are planned",
-    ),
-    row(
-        "JSR223Listener",
-        "JSR223 Listener",
-        Listener,
-        Unsupported,
-        SCRIPT,
-    ),
-    row(
-        "BeanShellListener",
-        "BeanShell Listener",
-        Listener,
-        Unsupported,
-        SCRIPT,
-    ),
-    row(
-        "ResultSaver",
-        "Save Responses to a file",
-        Listener,
-        Unsupported,
-        "not implemented",
-    ),
-    row(
-        "kg.apc.jmeter.reporters.AutoStop",
-        "AutoStop Listener",
-        Listener,
-        Unsupported,
-        "stops the test on conditions; not implemented",
-    ),
-    row(
-        "kg.apc.jmeter.perfmon.PerfMonCollector",
-        "PerfMon Metrics Collector",
-        Listener,
-        Unsupported,
-        "server monitoring is not implemented",
-    ),
-    row(
-        "WorkBench",
-        "WorkBench",
-        NonTest,
-        Ignored,
-        "removed before the run, as JMeter does",
-    ),
-    row(
-        "ProxyControl",
-        "HTTP(S) Test Script Recorder",
-        NonTest,
-        Ignored,
-        "recording only",
-    ),
-];
+/// Every element class jmxr recognises, grouped by family.
+pub const ELEMENTS: &[ElementInfo] = elements! {
+    "TestPlan" => TestPlan Supported "Test Plan" "";
 
-/// Looks an element up by test class and GUI class.
+    "ThreadGroup" => ThreadGroup Supported "Thread Group" "";
+    "SetupThreadGroup" => ThreadGroup Supported "setUp Thread Group" "";
+    "PostThreadGroup" => ThreadGroup Supported "tearDown Thread Group" "";
+    "OpenModelThreadGroup" => ThreadGroup Unsupported "Open Model Thread Group" "arrival-rate schedules are not implemented yet (no issue yet)";
+    "kg.apc.jmeter.threads.UltimateThreadGroup" => ThreadGroup Unsupported "jp@gc - Ultimate Thread Group" PLUGIN_GROUP;
+    "kg.apc.jmeter.threads.SteppingThreadGroup" => ThreadGroup Unsupported "jp@gc - Stepping Thread Group" PLUGIN_GROUP;
+    "com.blazemeter.jmeter.threads.concurrency.ConcurrencyThreadGroup" => ThreadGroup Unsupported "bzm - Concurrency Thread Group" PLUGIN_GROUP;
+    "com.blazemeter.jmeter.threads.arrivals.ArrivalsThreadGroup" => ThreadGroup Unsupported "bzm - Arrivals Thread Group" PLUGIN_GROUP;
+    "com.blazemeter.jmeter.threads.arrivals.FreeFormArrivalsThreadGroup" => ThreadGroup Unsupported "bzm - Free-Form Arrivals Thread Group" PLUGIN_GROUP;
+    "com.example.jmeter.plugin.CustomThreadGroup" => ThreadGroup Unsupported "Custom Thread Group (a project's own Java class)" "runs Java plugin code, which jmxr cannot load";
+
+    "GenericController" => Controller Supported "Simple Controller" "";
+    "LoopController" => Controller Supported "Loop Controller" "";
+    "WhileController" => Controller Supported "While Controller" "conditions: JavaScript-style comparisons, `&&`, `||`, `!`, `true`/`false`";
+    "IfController" => Controller Supported "If Controller" "conditions: JavaScript-style comparisons, `&&`, `||`, `!`, `true`/`false`";
+    "TransactionController" => Controller Supported "Transaction Controller" "";
+    "OnceOnlyController" => Controller Supported "Once Only Controller" "";
+    "InterleaveControl" => Controller Supported "Interleave Controller" "";
+    "RandomController" => Controller Supported "Random Controller" "";
+    "RandomOrderController" => Controller Supported "Random Order Controller" "";
+    "ThroughputController" => Controller Supported "Throughput Controller" "";
+    "RunTime" => Controller Supported "Runtime Controller" "";
+    "SwitchController" => Controller Supported "Switch Controller" "";
+    "ForeachController" => Controller Supported "ForEach Controller" "";
+    "CriticalSectionController" => Controller Supported "Critical Section Controller" "";
+    "RecordingController" => Controller Supported "Recording Controller" "runs as a Simple Controller";
+    "ModuleController" => Controller Supported "Module Controller" "replaced by its target before the run";
+    "IncludeController" => Controller Supported "Include Controller" "replaced by the included plan before the run";
+    "TestFragmentController" => Controller Supported "Test Fragment" "runs only through Module or Include Controllers";
+    "com.blazemeter.jmeter.controller.ParallelSampler" => Controller Unsupported "bzm - Parallel Controller" NO_PLUGIN;
+    "com.blazemeter.jmeter.control.WeightedSwitchController" => Controller Unsupported "bzm - Weighted Switch Controller" NO_PLUGIN;
+    "kg.apc.jmeter.control.ParameterizedController" => Controller Unsupported "jp@gc - Parameterized Controller" NO_PLUGIN;
+
+    "DebugSampler" => Sampler Supported "Debug Sampler" "";
+    "JavaSampler" => Sampler Supported "Java Request" "classes JavaTest and SleepTest; other classes are planned (issue 6)";
+    "TestAction" => Sampler Supported "Flow Control Action" "";
+    "SystemSampler" => Sampler Supported "OS Process Sampler" "";
+    "HTTPSamplerProxy" => Sampler Unsupported "HTTP Request" HTTP;
+    "HTTPSampler" => Sampler Unsupported "HTTP Request (Java, legacy)" HTTP;
+    "HTTPSampler2" => Sampler Unsupported "HTTP Request (HttpClient, legacy)" HTTP;
+    "com.blazemeter.jmeter.http.ParallelHTTPSampler" => Sampler Unsupported "bzm - Parallel HTTP Requests" HTTP;
+    "com.blazemeter.jmeter.http2.sampler.HTTP2Request" => Sampler Unsupported "bzm - HTTP/2 Sampler" HTTP;
+    "kg.apc.jmeter.samplers.HTTPRawSampler" => Sampler Unsupported "jp@gc - HTTP Raw Request" HTTP;
+    "com.atlantbh.jmeter.plugins.rest.RestSampler" => Sampler Unsupported "jp@gc - RESTful Sampler" HTTP;
+    "com.atlantbh.jmeter.plugins.oauth.OAuthSampler" => Sampler Unsupported "jp@gc - OAuth Sampler" HTTP;
+    "SoapSampler" => Sampler Unsupported "SOAP/XML-RPC Request" HTTP;
+    "JSR223Sampler" => Sampler Unsupported "JSR223 Sampler" SCRIPT;
+    "BeanShellSampler" => Sampler Unsupported "BeanShell Sampler" SCRIPT;
+    "BSFSampler" => Sampler Unsupported "BSF Sampler" SCRIPT;
+    "TCPSampler" => Sampler Unsupported "TCP Sampler" SOCKETS;
+    "kg.apc.jmeter.samplers.UDPSampler" => Sampler Unsupported "jp@gc - UDP Request" SOCKETS;
+    "kg.apc.jmeter.samplers.DummySampler" => Sampler Unsupported "jp@gc - Dummy Sampler" NO_PLUGIN;
+    "JDBCSampler" => Sampler Unsupported "JDBC Request" PROTO;
+    "JMSSampler" => Sampler Unsupported "JMS Point-to-Point" PROTO;
+    "PublisherSampler" => Sampler Unsupported "JMS Publisher" PROTO;
+    "SubscriberSampler" => Sampler Unsupported "JMS Subscriber" PROTO;
+    "FTPSampler" => Sampler Unsupported "FTP Request" PROTO;
+    "LDAPSampler" => Sampler Unsupported "LDAP Request" PROTO;
+    "SmtpSampler" => Sampler Unsupported "SMTP Sampler" PROTO;
+    "MailReaderSampler" => Sampler Unsupported "Mail Reader Sampler" PROTO;
+    "JUnitSampler" => Sampler Unsupported "JUnit Request" "runs Java test classes, which jmxr cannot load";
+    "BoltSampler" => Sampler Unsupported "Bolt Request" PROTO;
+    "eu.luminis.jmeter.wssampler.RequestResponseWebSocketSampler" => Sampler Unsupported "WebSocket request-response Sampler" WEBSOCKET;
+    "eu.luminis.jmeter.wssampler.OpenWebSocketSampler" => Sampler Unsupported "WebSocket Open Connection" WEBSOCKET;
+    "eu.luminis.jmeter.wssampler.SingleWriteWebSocketSampler" => Sampler Unsupported "WebSocket Single Write Sampler" WEBSOCKET;
+    "eu.luminis.jmeter.wssampler.SingleReadWebSocketSampler" => Sampler Unsupported "WebSocket Single Read Sampler" WEBSOCKET;
+    "eu.luminis.jmeter.wssampler.CloseWebSocketSampler" => Sampler Unsupported "WebSocket Close" WEBSOCKET;
+    "eu.luminis.jmeter.wssampler.PingPongSampler" => Sampler Unsupported "WebSocket Ping/Pong" WEBSOCKET;
+    "JMeter.plugins.functional.samplers.websocket.WebSocketSampler" => Sampler Unsupported "WebSocket Sampler (jmeter-websocket plugin)" WEBSOCKET;
+    "vn.zalopay.benchmark.testbean.GrpcRequest" => Sampler Unsupported "GRPC Request" PROTO;
+    "net.xmeter.samplers.ConnectSampler" => Sampler Unsupported "MQTT Connect" PROTO;
+    "net.xmeter.samplers.ConnectionSampler" => Sampler Unsupported "MQTT Connection" PROTO;
+    "net.xmeter.samplers.DisConnectSampler" => Sampler Unsupported "MQTT DisConnect" PROTO;
+    "net.xmeter.samplers.PubSampler" => Sampler Unsupported "MQTT Pub Sampler" PROTO;
+    "net.xmeter.samplers.SubSampler" => Sampler Unsupported "MQTT Sub Sampler" PROTO;
+    "com.blazemeter.jmeter.xmpp.JMeterXMPPSampler" => Sampler Unsupported "jp@gc - XMPP Sampler" PROTO;
+    "nz.co.breakpoint.jmeter.iso8583.ISO8583Sampler" => Sampler Unsupported "ISO8583 Sampler" PROTO;
+    "co.signal.loadgen.LoadGenerator" => Sampler Unsupported "Kafka Load Generator (co.signal)" PROTO;
+    "com.googlecode.jmeter.plugins.webdriver.sampler.WebDriverSampler" => Sampler Unsupported "jp@gc - WebDriver Sampler" "browser automation (Selenium) is not planned";
+    "com.atlantbh.jmeter.plugins.hadooputilities.hdfsoperations.HdfsOperations" => Sampler Unsupported "jp@gc - Hadoop HDFS Operations" PROTO;
+    "com.atlantbh.jmeter.plugins.hadooputilities.jobstatistics.JobStatistics" => Sampler Unsupported "jp@gc - Hadoop Job Tracker Sampler" PROTO;
+    "com.atlantbh.jmeter.plugins.hbasecomponents.samplers.HBaseRowkeySampler" => Sampler Unsupported "jp@gc - HBase RowKey Sampler" PROTO;
+    "com.atlantbh.jmeter.plugins.hbasecomponents.samplers.HBaseScanSampler" => Sampler Unsupported "jp@gc - HBase Scan Sampler" PROTO;
+    "com.atlantbh.jmeter.plugins.hbasecrud.HbaseCrud" => Sampler Unsupported "jp@gc - HBase CRUD Sampler" PROTO;
+
+    "Arguments" => Config Supported "User Defined Variables" "";
+    "CounterConfig" => Config Supported "Counter" "";
+    "ConfigTestElement" gui "JavaConfigGui" => Config Supported "Java Request Defaults" "";
+    "JavaConfig" => Config Supported "Java Request Defaults" "";
+    "CSVDataSet" => Config Unsupported "CSV Data Set Config" DATA;
+    "RandomVariableConfig" => Config Unsupported "Random Variable" DATA;
+    "kg.apc.jmeter.config.VariablesFromCSV" => Config Unsupported "jp@gc - Variables From CSV File" DATA;
+    "com.blazemeter.jmeter.RandomCSVDataSetConfig" => Config Unsupported "bzm - Random CSV Data Set Config" DATA;
+    "com.blazemeter.jmeter.DirectoryListingConfig" => Config Unsupported "bzm - Directory Listing Config" DATA;
+    "kg.apc.jmeter.config.redis.RedisDataSet" => Config Unsupported "jp@gc - Redis Data Set" PROTO;
+    "ConfigTestElement" gui "HttpDefaultsGui" => Config Unsupported "HTTP Request Defaults" HTTP;
+    "ConfigTestElement" gui "Http2DefaultsGui" => Config Unsupported "bzm - HTTP/2 Request Defaults" HTTP;
+    "ConfigTestElement" gui "LoginConfigGui" => Config Unsupported "Login Config Element" HTTP;
+    "ConfigTestElement" gui "TCPConfigGui" => Config Unsupported "TCP Sampler Config" SOCKETS;
+    "ConfigTestElement" gui "FtpConfigGui" => Config Unsupported "FTP Request Defaults" PROTO;
+    "ConfigTestElement" gui "LdapConfigGui" => Config Unsupported "LDAP Request Defaults" PROTO;
+    "ConfigTestElement" gui "SimpleConfigGui" => Config Unsupported "Simple Config Element" NO_PLUGIN;
+    "HeaderManager" => Config Unsupported "HTTP Header Manager" HTTP;
+    "CookieManager" => Config Unsupported "HTTP Cookie Manager" HTTP;
+    "CacheManager" => Config Unsupported "HTTP Cache Manager" HTTP;
+    "AuthManager" => Config Unsupported "HTTP Authorization Manager" HTTP;
+    "DNSCacheManager" => Config Unsupported "DNS Cache Manager" HTTP;
+    "KeystoreConfig" => Config Unsupported "Keystore Configuration" HTTP;
+    "JDBCDataSource" => Config Unsupported "JDBC Connection Configuration" PROTO;
+    "BoltConnectionElement" => Config Unsupported "Bolt Connection Configuration" PROTO;
+    "com.blazemeter.jmeter.xmpp.JMeterXMPPConnection" => Config Unsupported "jp@gc - XMPP Connection" PROTO;
+    "com.atlantbh.jmeter.plugins.hbasecomponents.config.HBaseConnection" => Config Unsupported "jp@gc - HBase Connection Config" PROTO;
+    "nz.co.breakpoint.jmeter.iso8583.ISO8583Config" => Config Unsupported "ISO8583 Connection Configuration" PROTO;
+    "nz.co.breakpoint.jmeter.iso8583.ISO8583Component" => Config Unsupported "ISO8583 Message Component" PROTO;
+    "kg.apc.jmeter.config.LockFile" => Config Unsupported "jp@gc - Lock File Config" NO_PLUGIN;
+    "eu.luminis.jmeter.wssampler.PingFrameFilter" => Config Unsupported "WebSocket Ping Frame Filter" WEBSOCKET;
+    "eu.luminis.jmeter.wssampler.TextFrameFilter" => Config Unsupported "WebSocket Text Frame Filter" WEBSOCKET;
+    "com.googlecode.jmeter.plugins.webdriver.config.ChromeDriverConfig" => Config Unsupported "jp@gc - Chrome Driver Config" "browser automation (Selenium) is not planned";
+    "com.googlecode.jmeter.plugins.webdriver.config.FirefoxDriverConfig" => Config Unsupported "jp@gc - Firefox Driver Config" "browser automation (Selenium) is not planned";
+    "com.googlecode.jmeter.plugins.webdriver.config.HtmlUnitDriverConfig" => Config Unsupported "jp@gc - HtmlUnit Driver Config" "browser automation (Selenium) is not planned";
+    "com.github.johrstrom.config.PrometheusMetricsConfig" => Config Unsupported "Prometheus Metrics" "defines metrics for the Prometheus Listener only; Prometheus export is not implemented yet", affects_run: false;
+
+    "UserParameters" => PreProcessor Supported "User Parameters" "";
+    "JSR223PreProcessor" => PreProcessor Unsupported "JSR223 PreProcessor" SCRIPT;
+    "BeanShellPreProcessor" => PreProcessor Unsupported "BeanShell PreProcessor" SCRIPT;
+    "BSFPreProcessor" => PreProcessor Unsupported "BSF PreProcessor" SCRIPT;
+    "AnchorModifier" => PreProcessor Unsupported "HTML Link Parser" HTTP;
+    "RegExUserParameters" => PreProcessor Unsupported "RegEx User Parameters" HTTP;
+    "JDBCPreProcessor" => PreProcessor Unsupported "JDBC PreProcessor" PROTO;
+    "kg.apc.jmeter.modifiers.FifoPopPreProcessor" => PreProcessor Unsupported "jp@gc - Inter-Thread Communication PreProcessor" NO_PLUGIN;
+    "kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor" => PreProcessor Unsupported "jp@gc - Raw Data Source PreProcessor" DATA;
+    "nz.co.breakpoint.jmeter.iso8583.ISO8583Crypto" => PreProcessor Unsupported "ISO8583 Crypto PreProcessor" PROTO;
+
+    "RegexExtractor" => PostProcessor Unsupported "Regular Expression Extractor" DATA;
+    "JSONPostProcessor" => PostProcessor Unsupported "JSON Extractor" DATA;
+    "JMESPathExtractor" => PostProcessor Unsupported "JSON JMESPath Extractor" DATA;
+    "BoundaryExtractor" => PostProcessor Unsupported "Boundary Extractor" DATA;
+    "HtmlExtractor" => PostProcessor Unsupported "CSS Selector Extractor" DATA;
+    "XPathExtractor" => PostProcessor Unsupported "XPath Extractor" DATA;
+    "XPath2Extractor" => PostProcessor Unsupported "XPath2 Extractor" DATA;
+    "DebugPostProcessor" => PostProcessor Unsupported "Debug PostProcessor" DATA;
+    "com.atlantbh.jmeter.plugins.jsonutils.jsonpathextractor.JSONPathExtractor" => PostProcessor Unsupported "jp@gc - JSON Path Extractor" DATA;
+    "com.atlantbh.jmeter.plugins.jsontoxmlconverter.JSONToXMLConverter" => PostProcessor Unsupported "jp@gc - JSON to XML Converter" DATA;
+    "com.atlantbh.jmeter.plugins.jsonutils.jsonformatter.JSONFormatter" => PostProcessor Unsupported "jp@gc - JSON Format Post Processor" DATA;
+    "com.atlantbh.jmeter.plugins.xmlformatter.XMLFormatPostProcessor" => PostProcessor Unsupported "jp@gc - XML Format Post Processor" DATA;
+    "ResultAction" => PostProcessor Supported "Result Status Action Handler" "";
+    "JSR223PostProcessor" => PostProcessor Unsupported "JSR223 PostProcessor" SCRIPT;
+    "BeanShellPostProcessor" => PostProcessor Unsupported "BeanShell PostProcessor" SCRIPT;
+    "BSFPostProcessor" => PostProcessor Unsupported "BSF PostProcessor" SCRIPT;
+    "JDBCPostProcessor" => PostProcessor Unsupported "JDBC PostProcessor" PROTO;
+    "kg.apc.jmeter.modifiers.FifoPutPostProcessor" => PostProcessor Unsupported "jp@gc - Inter-Thread Communication PostProcessor" NO_PLUGIN;
+
+    "ResponseAssertion" => Assertion Supported "Response Assertion" "";
+    "DurationAssertion" => Assertion Supported "Duration Assertion" "";
+    "SizeAssertion" => Assertion Supported "Size Assertion" "";
+    "JSONPathAssertion" => Assertion Unsupported "JSON Assertion" DATA;
+    "JMESPathAssertion" => Assertion Unsupported "JSON JMESPath Assertion" DATA;
+    "XPathAssertion" => Assertion Unsupported "XPath Assertion" DATA;
+    "XPath2Assertion" => Assertion Unsupported "XPath2 Assertion" DATA;
+    "MD5HexAssertion" => Assertion Unsupported "MD5Hex Assertion" DATA;
+    "HTMLAssertion" => Assertion Unsupported "HTML Assertion" DATA;
+    "XMLAssertion" => Assertion Unsupported "XML Assertion" DATA;
+    "com.atlantbh.jmeter.plugins.jsonutils.jsonpathassertion.JSONPathAssertion" => Assertion Unsupported "jp@gc - JSON Path Assertion" DATA;
+    "org.apache.jmeter.assertions.JSONSchemaAssertion" => Assertion Unsupported "JSON Schema Assertion (plugin)" DATA;
+    "eu.luminis.jmeter.assertions.BinaryContentAssertion" => Assertion Unsupported "Binary Response Assertion (WebSocket samplers)" DATA;
+    "JSR223Assertion" => Assertion Unsupported "JSR223 Assertion" SCRIPT;
+    "BeanShellAssertion" => Assertion Unsupported "BeanShell Assertion" SCRIPT;
+
+    "ConstantTimer" => Timer Supported "Constant Timer" "";
+    "UniformRandomTimer" => Timer Supported "Uniform Random Timer" "";
+    "GaussianRandomTimer" => Timer Supported "Gaussian Random Timer" "";
+    "PoissonRandomTimer" => Timer Supported "Poisson Random Timer" "";
+    "ConstantThroughputTimer" => Timer Unsupported "Constant Throughput Timer" "throughput timers are not implemented yet (no issue yet)";
+    "PreciseThroughputTimer" => Timer Unsupported "Precise Throughput Timer" "throughput timers are not implemented yet (no issue yet)";
+    "kg.apc.jmeter.timers.VariableThroughputTimer" => Timer Unsupported "jp@gc - Throughput Shaping Timer" "throughput timers are not implemented yet (no issue yet)";
+    "SyncTimer" => Timer Unsupported "Synchronizing Timer" NO_PLUGIN;
+    "JSR223Timer" => Timer Unsupported "JSR223 Timer" SCRIPT;
+    "BeanShellTimer" => Timer Unsupported "BeanShell Timer" SCRIPT;
+
+    "ResultCollector" => Listener Supported "Result Collector (View Results Tree, Summary Report, Simple Data Writer, ...)" WRITES_FILE;
+    "kg.apc.jmeter.vizualizers.CorrectedResultCollector" => Listener Supported "jp@gc graph listener (Transactions per Second, ...)" WRITES_FILE;
+    "kg.apc.jmeter.vizualizers.CompositeResultCollector" => Listener Ignored "jp@gc - Composite Graph" GRAPH;
+    "kg.apc.jmeter.perfmon.PerfMonCollector" => Listener Ignored "jp@gc - PerfMon Metrics Collector" MONITOR;
+    "kg.apc.jmeter.dbmon.DbMonCollector" => Listener Ignored "jp@gc - DbMon Samples Collector" MONITOR;
+    "kg.apc.jmeter.jmxmon.JMXMonCollector" => Listener Ignored "jp@gc - JMXMon Samples Collector" MONITOR;
+    "Summariser" => Listener Ignored "Generate Summary Results" "the console summary is always printed";
+    "kg.apc.jmeter.reporters.ConsoleStatusLogger" => Listener Ignored "jp@gc - Console Status Logger" "its console lines are not printed; the summariser prints the same totals";
+    "BackendListener" => Listener Unsupported "Backend Listener" "live outputs (InfluxDB, Graphite) are not implemented yet; the .jtl holds the same samples";
+    "com.github.johrstrom.listener.PrometheusListener" => Listener Unsupported "Prometheus Listener" "Prometheus export is not implemented yet; the .jtl holds the same samples";
+    "kg.apc.jmeter.listener.GraphsGeneratorListener" => Listener Unsupported "jp@gc - Graphs Generator" "the HTML dashboard is planned instead (issue 5)";
+    "kg.apc.jmeter.reporters.LoadosophiaUploader" => Listener Unsupported "jp@gc - BlazeMeter Sense Uploader" "uploading is not planned; the HTML dashboard is planned (issue 5)";
+    "kg.apc.jmeter.reporters.FlexibleFileWriter" => Listener Unsupported "jp@gc - Flexible File Writer" "its own file format is not written yet (no issue yet)";
+    "ResultSaver" => Listener Unsupported "Save Responses to a file" NO_PLUGIN;
+    "MailerResultCollector" => Listener Unsupported "Mailer Visualizer" "sending mail is not planned";
+    "JSR223Listener" => Listener Unsupported "JSR223 Listener" SCRIPT;
+    "BeanShellListener" => Listener Unsupported "BeanShell Listener" SCRIPT;
+    "BSFListener" => Listener Unsupported "BSF Listener" SCRIPT;
+    "kg.apc.jmeter.reporters.AutoStop" => Listener Unsupported "jp@gc - AutoStop Listener" "stops the test on response-time or error conditions; not implemented yet (no issue yet)", affects_run: true;
+
+    "WorkBench" => NonTest Ignored "WorkBench" "removed before the run, as JMeter does";
+    "ProxyControl" => NonTest Ignored "HTTP(S) Test Script Recorder" "recording only";
+    "HttpMirrorControl" => NonTest Ignored "HTTP Mirror Server" "a server started from JMeter's GUI; a non-GUI run does not start it";
+    "ConfigTestElement" gui "PropertyControlGui" => NonTest Ignored "Property Display" "shows properties in JMeter's GUI";
+    "org.jmeterplugins.protocol.http.control.HttpSimpleTableControl" => NonTest Ignored "jp@gc - HTTP Simple Table Server" "a data server started from JMeter's GUI or by `jmeterPlugin.sts.*` properties; jmxr does not start it";
+};
+
+/// The short alias JMeter writes for its own classes (`org.apache.jmeter.threads.ThreadGroup`
+/// is saved as `ThreadGroup`), so either spelling finds the same row.
+fn core_alias(class: &str) -> Option<&str> {
+    class
+        .strip_prefix("org.apache.jmeter.")
+        .and_then(|rest| rest.rsplit('.').next())
+}
+
+/// Looks an element up by test class and GUI class. The GUI class may be fully
+/// qualified (`org.apache.jmeter.config.gui.HttpDefaultsGui`); a test class may be
+/// JMeter's alias or its fully qualified core class name.
 pub fn lookup(class: &str, gui: &str) -> Option<&'static ElementInfo> {
+    lookup_exact(class, gui)
+        .or_else(|| core_alias(class).and_then(|alias| lookup_exact(alias, gui)))
+}
+
+fn lookup_exact(class: &str, gui: &str) -> Option<&'static ElementInfo> {
     let short_gui = gui.rsplit('.').next().unwrap_or(gui);
-    ELEMENTS
-        .iter()
-        .find(|e| e.class == class && !e.gui.is_empty() && e.gui == short_gui)
-        .or_else(|| {
-            ELEMENTS
-                .iter()
-                .find(|e| e.class == class && e.gui.is_empty())
-        })
+    let mut rows = ELEMENTS.iter().filter(|e| e.class == class);
+    let by_gui = rows
+        .clone()
+        .find(|e| !e.gui.is_empty() && e.gui == short_gui);
+    by_gui.or_else(|| rows.find(|e| e.gui.is_empty()))
+}
+
+/// Whether an unsupported element of `class` (found as `info`, or unknown) would change
+/// the load or the verdict if skipped. Unknown classes are weighed by their name.
+pub fn affects_run(info: Option<&ElementInfo>, class: &str) -> bool {
+    match info {
+        Some(info) => info.affects_run,
+        None => guess_family(class).affects_run(),
+    }
 }
 
 /// Guesses the family of a class the registry does not know, from JMeter's naming habits,
@@ -957,5 +418,69 @@ pub fn guess_family(class: &str) -> Family {
         Config
     } else {
         Sampler
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_unique_and_unsupported_rows_say_why() {
+        for (i, a) in ELEMENTS.iter().enumerate() {
+            for b in &ELEMENTS[i + 1..] {
+                assert!(
+                    !(a.class == b.class && a.gui == b.gui),
+                    "duplicate row {} {}",
+                    a.class,
+                    a.gui
+                );
+            }
+            if a.status != Status::Supported {
+                assert!(!a.note.is_empty(), "{} needs a note", a.class);
+            }
+        }
+    }
+
+    #[test]
+    fn config_test_element_depends_on_its_gui_class_short_or_qualified() {
+        let short = lookup("ConfigTestElement", "HttpDefaultsGui").expect("row");
+        let qualified = lookup(
+            "ConfigTestElement",
+            "org.apache.jmeter.protocol.http.config.gui.HttpDefaultsGui",
+        )
+        .expect("row");
+        assert_eq!(short.title, "HTTP Request Defaults");
+        assert_eq!(qualified.title, "HTTP Request Defaults");
+        let java = lookup(
+            "ConfigTestElement",
+            "org.apache.jmeter.protocol.java.config.gui.JavaConfigGui",
+        )
+        .expect("row");
+        assert_eq!(java.status, Status::Supported);
+        assert!(lookup("ConfigTestElement", "SomethingElseGui").is_none());
+    }
+
+    #[test]
+    fn fully_qualified_core_classes_find_their_alias() {
+        let info = lookup("org.apache.jmeter.threads.ThreadGroup", "ThreadGroupGui").expect("row");
+        assert_eq!(info.class, "ThreadGroup");
+        let plugin = lookup("org.apache.jmeter.assertions.JSONSchemaAssertion", "").expect("row");
+        assert_eq!(plugin.family, Family::Assertion);
+    }
+
+    #[test]
+    fn a_test_stopping_listener_blocks_and_a_graph_does_not() {
+        let autostop = lookup("kg.apc.jmeter.reporters.AutoStop", "").expect("row");
+        assert!(autostop.blocks_run());
+        let backend = lookup("BackendListener", "BackendListenerGui").expect("row");
+        assert!(!backend.blocks_run());
+        let composite =
+            lookup("kg.apc.jmeter.vizualizers.CompositeResultCollector", "").expect("row");
+        assert_eq!(composite.status, Status::Ignored);
+        let http = lookup("HTTPSamplerProxy", "HttpTestSampleGui").expect("row");
+        assert!(http.blocks_run());
+        assert!(affects_run(None, "com.example.FancySampler"));
+        assert!(!affects_run(None, "com.example.FancyListener"));
     }
 }

@@ -1,0 +1,114 @@
+//! Renders `docs/compatibility.md` from the compatibility [`registry`](super::registry),
+//! so the published list can never drift from what `jmxr check` says. The test
+//! `tests/compatibility_doc.rs` compares the file with [`render`] and rewrites it when
+//! `JMXR_UPDATE_DOCS=1` is set.
+
+use std::fmt::Write;
+
+use super::registry::{ElementInfo, Family, Status, ELEMENTS};
+
+/// The whole document.
+pub fn render() -> String {
+    let mut doc = String::new();
+    doc.push_str(HEADER);
+    doc.push_str(&totals());
+    for family in Family::ALL {
+        let rows: Vec<&ElementInfo> = ELEMENTS.iter().filter(|e| e.family == family).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = write!(doc, "\n## {}\n\n", family.title());
+        doc.push_str("| Element | Class | Status | Note |\n|---|---|---|---|\n");
+        for info in rows {
+            doc.push_str(&table_row(info));
+        }
+    }
+    doc
+}
+
+const HEADER: &str = "\
+# JMeter compatibility
+
+<!-- Generated from src/plan/registry.rs by src/plan/compat_doc.rs; do not edit.
+     Regenerate with: JMXR_UPDATE_DOCS=1 cargo test --test compatibility_doc -->
+
+What jmxr does with each JMeter element. `jmxr check plan.jmx` prints the same verdict for
+every element of a plan, with its path and file:line:column.
+
+- **supported**: runs as JMeter runs it.
+- **ignored**: has no effect on a headless run (GUI-only views, recording); skipped safely.
+- **unsupported, refuses the run**: skipping it would change the load or the verdict, so
+  `jmxr -n -t` refuses the plan and `jmxr check` exits 2; `--skip-unsupported` runs the
+  rest anyway.
+- **unsupported, warning**: skipping it changes neither the load nor the verdict (most
+  listeners); the run goes on with a warning.
+
+Disabled elements and the WorkBench are removed before the run, as JMeter does. An element
+class missing from these tables is reported as unknown, and weighed by its name (a class
+named like a sampler or a timer refuses the run).
+";
+
+fn totals() -> String {
+    let count = |status: Status| ELEMENTS.iter().filter(|e| e.status == status).count();
+    format!(
+        "\n{} element types: {} supported, {} ignored, {} unsupported.\n",
+        ELEMENTS.len(),
+        count(Status::Supported),
+        count(Status::Ignored),
+        count(Status::Unsupported),
+    )
+}
+
+fn table_row(info: &ElementInfo) -> String {
+    let class = if info.gui.is_empty() {
+        format!("`{}`", info.class)
+    } else {
+        format!("`{}` (GUI `{}`)", info.class, info.gui)
+    };
+    let status = match info.status {
+        Status::Unsupported if info.blocks_run() => "unsupported, refuses the run",
+        Status::Unsupported => "unsupported, warning",
+        other => other.word(),
+    };
+    format!(
+        "| {} | {} | {} | {} |\n",
+        cell(info.title),
+        class,
+        status,
+        cell(info.note)
+    )
+}
+
+/// Keeps table cells intact: a `|` would end the cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_is_rendered_under_its_family() {
+        let doc = render();
+        for info in ELEMENTS {
+            assert!(doc.contains(&format!("`{}`", info.class)), "{}", info.class);
+        }
+        assert!(doc.contains("## Listeners\n"));
+    }
+
+    #[test]
+    fn unsupported_rows_say_whether_they_refuse_the_run() {
+        let doc = render();
+        let http = doc
+            .lines()
+            .find(|l| l.contains("`HTTPSamplerProxy`"))
+            .expect("HTTP row");
+        assert!(http.contains("unsupported, refuses the run"), "{http}");
+        let backend = doc
+            .lines()
+            .find(|l| l.contains("`BackendListener`"))
+            .expect("Backend Listener row");
+        assert!(backend.contains("unsupported, warning"), "{backend}");
+    }
+}
