@@ -94,17 +94,20 @@ pub async fn run(config: RunConfig) -> Outcome {
                 diagnostic.location, diagnostic.message, diagnostic.path
             );
         }
-        if !config.skip_unsupported {
-            eprintln!("Run with --skip-unsupported to run the rest of the plan anyway.");
-            return Outcome::Unsupported;
-        }
     }
+    // Every element that will not run is listed before the run, including listeners
+    // whose absence changes neither the load nor the verdict.
     for warning in built
         .diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Warning)
     {
+        eprintln!("{warning}");
         runlog::warn(&warning.to_string());
+    }
+    if !errors.is_empty() && !config.skip_unsupported {
+        eprintln!("Run with --skip-unsupported to run the rest of the plan anyway.");
+        return Outcome::Unsupported;
     }
     let plan = Arc::new(built.plan);
     let properties = start_properties(config.properties.clone());
