@@ -27,10 +27,22 @@ fn response_assertion_test_types() {
         assert_eq!(verdict(&jtl, label), ("true", ""), "{label}");
     }
     let failures = [
-        ("contains-fail", "Test failed: text expected to contain /xyz/"),
-        ("matches-fail", "Test failed: text expected to match /world/"),
-        ("substring-fail", "Test failed: text expected to contain /l.*d/"),
-        ("not-fail", "Test failed: text expected not to contain /hello/"),
+        (
+            "contains-fail",
+            "Test failed: text expected to contain /xyz/",
+        ),
+        (
+            "matches-fail",
+            "Test failed: text expected to match /world/",
+        ),
+        (
+            "substring-fail",
+            "Test failed: text expected to contain /l.*d/",
+        ),
+        (
+            "not-fail",
+            "Test failed: text expected not to contain /hello/",
+        ),
         ("and-fail", "Test failed: text expected to contain /nope/"),
         ("code-fail", "Test failed: code expected to match /2../"),
         ("custom-message", "no xyz here"),

@@ -40,7 +40,10 @@ fn nested_loops_publish_their_indexes() {
 #[test]
 fn loop_count_comes_from_a_property_with_a_default() {
     let default = run_fixture("controllers/loop_property.jmx", &[]);
-    assert_eq!(default.labels_of("Group 1-1"), ["pass-0", "pass-1", "pass-2"]);
+    assert_eq!(
+        default.labels_of("Group 1-1"),
+        ["pass-0", "pass-1", "pass-2"]
+    );
     let given = run_fixture("controllers/loop_property.jmx", &["-Jn=5"]);
     assert_eq!(
         given.labels_of("Group 1-1"),
@@ -151,6 +154,20 @@ fn interleave_controller_takes_one_child_per_iteration_in_turn() {
 }
 
 #[test]
+fn interleave_controller_ignoring_sub_controller_blocks_takes_one_sampler_from_them() {
+    let jtl = run_fixture("controllers/interleave.jmx", &[]);
+    // As JMeter 2.13 runs it: the Simple Controller gives B1, then B2 on its next turn.
+    assert_eq!(
+        jtl.labels_of("IgnoreSub 2-1"),
+        ["A", "end", "B1", "end", "C", "end", "A", "end", "B2", "end", "C", "end"]
+    );
+    assert_eq!(
+        jtl.labels_of("UseSub 3-1"),
+        ["A", "end", "B1", "B2", "end", "C", "end", "A", "end", "B1", "B2", "end", "C", "end"]
+    );
+}
+
+#[test]
 fn random_controller_runs_one_child_per_entry_reproducibly() {
     let run = || run_fixture("controllers/random.jmx", &["--seed", "7"]);
     let labels = run().labels_of("Group 1-1");
@@ -161,7 +178,11 @@ fn random_controller_runs_one_child_per_entry_reproducibly() {
     }
     let picks: std::collections::HashSet<_> = labels.iter().step_by(2).collect();
     assert!(picks.len() > 1, "always the same child: {labels:?}");
-    assert_eq!(run().labels_of("Group 1-1"), labels, "same seed, same picks");
+    assert_eq!(
+        run().labels_of("Group 1-1"),
+        labels,
+        "same seed, same picks"
+    );
 }
 
 #[test]
@@ -215,9 +236,7 @@ fn foreach_controller_walks_numbered_variables() {
     let jtl = run_fixture("controllers/foreach.jmx", &[]);
     assert_eq!(
         jtl.labels_of("Group 1-1"),
-        [
-            "all-a-0", "all-b-1", "all-c-2", "all-d-3", "part-b", "part-c", "end"
-        ]
+        ["all-a-0", "all-b-1", "all-c-2", "all-d-3", "part-b", "part-c", "end"]
     );
 }
 

@@ -32,7 +32,10 @@ fn on_sample_error_stop_test_ends_every_group() {
     assert_eq!(jtl.labels_of("Stopper 1-1"), ["f"]);
     // The other group loops forever, 50 ms apart, until the 200 ms failure stops the test.
     let others = jtl.labels_of("Other 2-1").len();
-    assert!((1..=10).contains(&others), "{others} samples after the stop");
+    assert!(
+        (1..=10).contains(&others),
+        "{others} samples after the stop"
+    );
 }
 
 #[test]
