@@ -16,7 +16,7 @@ use rand::Rng;
 
 use super::vu::VirtualUser;
 use crate::expr::Template;
-use crate::plan::{Controller, ControllerKind, Node, Setting, ThroughputStyle};
+use crate::plan::{Controller, ControllerKind, Node, SamplerNode, Setting, ThroughputStyle};
 use crate::script::condition;
 
 /// What happens after a node ran.
@@ -108,8 +108,12 @@ impl VirtualUser {
                     Flow::Normal
                 }
             }
-            ControllerKind::Interleave { across_threads, .. } => {
-                self.run_interleave(c, *across_threads).await
+            ControllerKind::Interleave {
+                across_threads,
+                ignore_sub_controllers,
+            } => {
+                self.run_interleave(c, *across_threads, *ignore_sub_controllers)
+                    .await
             }
             ControllerKind::Random { .. } => {
                 if c.children.is_empty() {
@@ -291,7 +295,14 @@ impl VirtualUser {
         Flow::Normal
     }
 
-    async fn run_interleave(&mut self, c: &Controller, across_threads: bool) -> Flow {
+    /// Runs the next child in turn. With "ignore sub-controller blocks" a child made of
+    /// Simple Controllers gives one sampler per turn, resuming where it left off.
+    async fn run_interleave(
+        &mut self,
+        c: &Controller,
+        across_threads: bool,
+        ignore_sub_controllers: bool,
+    ) -> Flow {
         let n = c.children.len();
         if n == 0 {
             return Flow::Normal;
@@ -308,7 +319,36 @@ impl VirtualUser {
             *position += 1;
             pick
         };
+        if ignore_sub_controllers {
+            if let Node::Controller(sub) = &c.children[pick] {
+                let mut leaves = Vec::new();
+                if simple_leaves(sub, &mut leaves) && !leaves.is_empty() {
+                    return self.run_leaf_in_turn(c, sub, &leaves).await;
+                }
+            }
+        }
         self.run_one(c, pick).await
+    }
+
+    /// Runs the next sampler of `sub`'s block, as one turn of interleave `c`.
+    async fn run_leaf_in_turn(
+        &mut self,
+        c: &Controller,
+        sub: &Controller,
+        leaves: &[Arc<SamplerNode>],
+    ) -> Flow {
+        for listener in &c.iteration_listeners {
+            listener.iteration_start(&mut self.user);
+        }
+        let step = self.memory.entry(sub.id).or_insert(0);
+        let index = *step as usize % leaves.len();
+        *step += 1;
+        if index == 0 {
+            for listener in &sub.iteration_listeners {
+                listener.iteration_start(&mut self.user);
+            }
+        }
+        self.run_sampler(&leaves[index]).await
     }
 
     async fn run_random_order(&mut self, c: &Controller) -> Flow {
@@ -452,6 +492,22 @@ impl VirtualUser {
         self.user.vars.put(idx, "0");
         result
     }
+}
+
+/// The samplers of a block made only of Simple Controllers, in order; false when it
+/// holds another kind of controller (such a block runs whole).
+fn simple_leaves(c: &Controller, out: &mut Vec<Arc<SamplerNode>>) -> bool {
+    if !matches!(c.kind, ControllerKind::Simple) {
+        return false;
+    }
+    for child in &c.children {
+        match child {
+            Node::Sampler(sampler) => out.push(sampler.clone()),
+            Node::Controller(inner) if !simple_leaves(inner, out) => return false,
+            Node::Controller(_) => {}
+        }
+    }
+    true
 }
 
 struct ForEachSpec<'a> {

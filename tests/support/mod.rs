@@ -25,6 +25,23 @@ pub fn jmxr(workdir: &Path, args: &[&str]) -> Output {
         .expect("jmxr runs")
 }
 
+/// Runs `jmxr -n -t jmx-fixtures/<fixture> -l out.jtl <extra>` in a scratch folder and
+/// returns the `.jtl` it wrote; panics with jmxr's stderr when the run fails.
+pub fn run_fixture(fixture: &str, extra: &[&str]) -> Jtl {
+    let work = tempfile::tempdir().expect("scratch folder");
+    let plan = fixtures().join(fixture);
+    let plan = plan.to_str().expect("fixture path is UTF-8");
+    let mut args = vec!["-n", "-t", plan, "-l", "out.jtl"];
+    args.extend_from_slice(extra);
+    let output = jmxr(work.path(), &args);
+    assert!(
+        output.status.success(),
+        "{fixture} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Jtl::read(&work.path().join("out.jtl"))
+}
+
 /// Text of a file with CRLF turned into LF, as JMeter's batch comparison does.
 pub fn read_lf(path: &Path) -> String {
     let text = std::fs::read_to_string(path)
@@ -60,6 +77,51 @@ impl Jtl {
     pub fn values(&self, name: &str) -> Vec<String> {
         let i = self.column(name);
         self.rows.iter().map(|r| r[i].clone()).collect()
+    }
+
+    /// Value of column `name` in `row`.
+    pub fn get<'r>(&self, row: &'r [String], name: &str) -> &'r str {
+        &row[self.column(name)]
+    }
+
+    /// Integer value of column `name` in `row` (`timeStamp`, `elapsed`, `bytes`, ...).
+    pub fn int(&self, row: &[String], name: &str) -> i64 {
+        let text = self.get(row, name);
+        text.parse()
+            .unwrap_or_else(|_| panic!("{name} is not a number: {text:?}"))
+    }
+
+    /// When a row's sample started and ended (`timeStamp`, `timeStamp + elapsed`), in ms.
+    pub fn span(&self, row: &[String]) -> (i64, i64) {
+        let start = self.int(row, "timeStamp");
+        (start, start + self.int(row, "elapsed"))
+    }
+
+    /// The rows with this label, in file order.
+    pub fn labelled(&self, label: &str) -> Vec<&[String]> {
+        let l = self.column("label");
+        self.rows
+            .iter()
+            .filter(|r| r[l] == label)
+            .map(Vec::as_slice)
+            .collect()
+    }
+
+    /// The only row with this label.
+    pub fn one(&self, label: &str) -> &[String] {
+        let rows = self.labelled(label);
+        assert_eq!(rows.len(), 1, "rows labelled {label:?}");
+        rows[0]
+    }
+
+    /// Rows written by one thread, in order.
+    pub fn rows_of(&self, thread: &str) -> Vec<&[String]> {
+        let t = self.column("threadName");
+        self.rows
+            .iter()
+            .filter(|r| r[t] == thread)
+            .map(Vec::as_slice)
+            .collect()
     }
 
     /// Labels of the rows written by one thread, in order.

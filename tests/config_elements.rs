@@ -1,0 +1,61 @@
+//! Configuration elements, end to end: User Defined Variables, User Parameters and
+//! Counter, seen through Debug Sampler labels (reference §7.1, §7.9, §9.2).
+
+mod support;
+
+use support::run_fixture;
+
+#[test]
+fn user_defined_variables_see_earlier_elements_but_not_their_own() {
+    let jtl = run_fixture("config/user_defined_variables.jmx", &[]);
+    // same=${base} and useMine=${mine} refer to rows of their own element: left as
+    // written; fromPlan and fromEarlier use earlier elements (as JMeter 2.13 does).
+    assert_eq!(
+        jtl.labels_of("Group 1-1"),
+        ["${base}|root-x|${mine}|root-x+m"]
+    );
+}
+
+#[test]
+fn user_parameters_give_each_thread_its_values_per_iteration() {
+    let jtl = run_fixture("config/user_parameters.jmx", &[]);
+    assert_eq!(
+        jtl.labels_of("PerIteration 1-1"),
+        [
+            "alice-1-first",
+            "alice-1-second",
+            "alice-2-first",
+            "alice-2-second"
+        ]
+    );
+    assert_eq!(
+        jtl.labels_of("PerIteration 1-2"),
+        ["bob-1-first", "bob-1-second", "bob-2-first", "bob-2-second"]
+    );
+}
+
+#[test]
+fn user_parameters_not_per_iteration_apply_before_every_sample() {
+    let jtl = run_fixture("config/user_parameters.jmx", &[]);
+    assert_eq!(
+        jtl.labels_of("PerSample 2-1"),
+        ["1-first", "2-second", "3-first", "4-second"]
+    );
+}
+
+#[test]
+fn counter_per_user_wraps_and_formats() {
+    let jtl = run_fixture("config/counter.jmx", &[]);
+    for thread in ["PerUser 1-1", "PerUser 1-2"] {
+        assert_eq!(jtl.labels_of(thread), ["c-001", "c-002", "c-001"]);
+    }
+}
+
+#[test]
+fn shared_counter_hands_out_each_value_once() {
+    let jtl = run_fixture("config/counter.jmx", &[]);
+    let mut values = jtl.labels_of("Shared 2-1");
+    values.extend(jtl.labels_of("Shared 2-2"));
+    values.sort();
+    assert_eq!(values, ["s-10", "s-15", "s-20", "s-25"]);
+}

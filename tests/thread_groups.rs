@@ -1,0 +1,91 @@
+//! Thread groups, end to end: threads × loops, thread names, on-error actions, setUp
+//! and tearDown phases, serialised groups, ramp-up and the scheduler (reference §4.2).
+
+mod support;
+
+use std::time::Instant;
+
+use support::run_fixture;
+
+#[test]
+fn threads_times_loops_with_thread_names() {
+    let jtl = run_fixture("thread_groups/threads_and_loops.jmx", &[]);
+    assert_eq!(jtl.rows.len(), 6);
+    for thread in ["Group 1-1", "Group 1-2", "Group 1-3"] {
+        assert_eq!(jtl.labels_of(thread), ["s-0", "s-1"], "{thread}");
+    }
+}
+
+#[test]
+fn on_sample_error_actions() {
+    let jtl = run_fixture("thread_groups/on_sample_error.jmx", &[]);
+    assert_eq!(jtl.labels_of("Continue 1-1"), ["f", "d", "f", "d"]);
+    assert_eq!(jtl.labels_of("NextLoop 2-1"), ["f", "f"]);
+    assert_eq!(jtl.labels_of("StopThread 3-1"), ["f"]);
+}
+
+#[test]
+fn on_sample_error_stop_test_ends_every_group() {
+    let started = Instant::now();
+    let jtl = run_fixture("thread_groups/stop_test.jmx", &[]);
+    assert!(started.elapsed().as_secs() < 10);
+    assert_eq!(jtl.labels_of("Stopper 1-1"), ["f"]);
+    // The other group loops forever, 50 ms apart, until the 200 ms failure stops the test.
+    let others = jtl.labels_of("Other 2-1").len();
+    assert!(
+        (1..=10).contains(&others),
+        "{others} samples after the stop"
+    );
+}
+
+#[test]
+fn setup_and_teardown_groups_run_before_and_after_the_main_groups() {
+    let jtl = run_fixture("thread_groups/setup_teardown.jmx", &[]);
+    let (_, setup_end) = jtl.span(jtl.one("setup"));
+    let mains = jtl.labelled("main");
+    assert_eq!(mains.len(), 2);
+    let (teardown_start, _) = jtl.span(jtl.one("teardown"));
+    for main in mains {
+        let (start, end) = jtl.span(main);
+        assert!(setup_end <= start, "main started before setUp ended");
+        assert!(end <= teardown_start, "tearDown started before main ended");
+    }
+}
+
+#[test]
+fn serialised_thread_groups_run_one_after_another() {
+    let jtl = run_fixture("thread_groups/serialize.jmx", &[]);
+    let (second_start, _) = jtl.span(jtl.one("second"));
+    let firsts = jtl.labelled("first");
+    assert_eq!(firsts.len(), 2);
+    for first in firsts {
+        assert!(jtl.span(first).1 <= second_start, "groups overlap");
+    }
+}
+
+#[test]
+fn ramp_up_spreads_thread_starts() {
+    let jtl = run_fixture("thread_groups/ramp_up.jmx", &[]);
+    let start = |thread| jtl.int(jtl.rows_of(thread)[0], "timeStamp");
+    let first = start("Group 1-1");
+    for (thread, expected) in [("Group 1-2", 333), ("Group 1-3", 666)] {
+        let offset = start(thread) - first;
+        assert!(
+            (expected - 60..=expected + 400).contains(&offset),
+            "{thread} started {offset} ms after the first"
+        );
+    }
+}
+
+#[test]
+fn scheduler_duration_bounds_an_endless_loop() {
+    let started = Instant::now();
+    let jtl = run_fixture("thread_groups/scheduler.jmx", &[]);
+    assert!(started.elapsed().as_secs() < 10);
+    let rows = jtl.rows_of("Group 1-1");
+    // One second of samples 100 ms apart (fewer on a busy machine, never more).
+    assert!((1..=11).contains(&rows.len()), "{} samples", rows.len());
+    let first = jtl.int(rows[0], "timeStamp");
+    let last = jtl.int(rows[rows.len() - 1], "timeStamp");
+    assert!(last - first < 3000, "ran {} ms", last - first);
+}
