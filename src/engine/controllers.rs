@@ -15,6 +15,7 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 
 use super::vu::VirtualUser;
+use super::Counter;
 use crate::expr::Template;
 use crate::plan::{Controller, ControllerKind, Node, SamplerNode, Setting, ThroughputStyle};
 use crate::script::condition;
@@ -309,7 +310,7 @@ impl VirtualUser {
         }
         let pick = if across_threads {
             let mut shared = self.user.run.shared_counters.lock();
-            let position = shared.entry(c.id).or_insert(0);
+            let position = shared.entry((c.id, Counter::Position)).or_insert(0);
             let pick = *position as usize % n;
             *position += 1;
             pick
@@ -378,8 +379,8 @@ impl VirtualUser {
     ) -> bool {
         let max = self.eval_setting_i64(max_throughput);
         let pct = percent.f64(&mut self.user.eval(""));
-        let (exec_key, iter_key) = (c.id * 2, c.id * 2 + 1);
-        let decide = |counters: &mut std::collections::HashMap<usize, i64>| {
+        let (exec_key, iter_key) = ((c.id, Counter::Executions), (c.id, Counter::Iterations));
+        let decide = |counters: &mut std::collections::HashMap<(usize, Counter), i64>| {
             let executions = *counters.get(&exec_key).unwrap_or(&0);
             let iterations = *counters.get(&iter_key).unwrap_or(&0);
             let run = match style {

@@ -12,6 +12,7 @@
 //! beyond the user's state.
 
 mod controllers;
+mod precise_timer;
 mod scheduler;
 mod transaction;
 mod user;
@@ -29,6 +30,17 @@ use crate::results::ThreadCounts;
 
 pub use scheduler::run;
 pub use user::UserState;
+
+/// Which count a controller keeps (one controller may keep several).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Counter {
+    /// Interleave position.
+    Position,
+    /// Throughput Controller: times its children ran.
+    Executions,
+    /// Throughput Controller: times it was reached.
+    Iterations,
+}
 
 /// State shared by every virtual user of a run.
 pub struct RunShared {
@@ -52,7 +64,7 @@ pub struct RunShared {
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Controller state shared by all users (Throughput Controller in shared mode,
     /// Interleave across threads), by controller id.
-    pub shared_counters: Mutex<HashMap<usize, i64>>,
+    pub shared_counters: Mutex<HashMap<(usize, Counter), i64>>,
     /// Seed for per-user random sources; `None` draws from the OS.
     pub seed: Option<u64>,
 }

@@ -6,12 +6,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use rand::rngs::SmallRng;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use tokio::time::Instant;
+use super::precise_timer;
 
-/// Lateness beyond this is not made up (a stalled machine must not cause a burst).
-const MAX_CARRIED_OVERSHOOT: Duration = Duration::from_millis(50);
+/// Lateness beyond this is not made up: a stalled machine must not cause a burst.
+const MAX_CARRIED_LATENESS: Duration = Duration::from_millis(5);
 
 use super::RunShared;
 use crate::expr::{EvalContext, ThreadInfo, Variables};
@@ -23,11 +23,11 @@ pub struct UserState {
     pub thread: ThreadInfo,
     /// The last recorded sample (`prev`).
     pub prev: Option<Arc<SampleResult>>,
-    /// How late the previous pause woke up, taken off the next one.
-    pause_overshoot: Duration,
+    /// How late the previous pause ended, taken off the next one.
+    pause_lateness: Duration,
     /// With a scheduler: when this user must stop (checked between samples; pauses and
     /// timers never run past it).
-    pub end_time: Option<Instant>,
+    pub end_time: Option<tokio::time::Instant>,
     /// Per-user state of plan elements (a per-user Counter, CSV cursor, keep-alive
     /// connections), keyed by the element's id.
     slots: HashMap<usize, Box<dyn Any + Send + Sync>>,
@@ -45,7 +45,7 @@ impl UserState {
             thread,
             prev: None,
             end_time: None,
-            pause_overshoot: Duration::ZERO,
+            pause_lateness: Duration::ZERO,
             slots: HashMap::new(),
             iteration: 0,
             run,
@@ -89,16 +89,17 @@ impl UserState {
     /// Waits `ms` milliseconds, cut short by a stop of the run or the scheduler's end
     /// time. Returns false when the wait was cut short.
     ///
-    /// The timer wheel wakes a task up to a millisecond late; the lateness of one pause is
-    /// taken off the next, so a user paced by timers keeps the pace the plan asks for
-    /// (JMeter's thread sleeps are accurate to well under a millisecond).
+    /// Even a precise wake-up comes a little late (tens to hundreds of microseconds on a
+    /// busy machine). The lateness of one pause is taken off the next, so the pauses of a
+    /// user add up to what the plan asks for and a user paced by timers keeps its pace.
     pub async fn pause(&mut self, ms: u64) -> bool {
         let wanted = Duration::from_millis(ms);
-        let forgiven = self.pause_overshoot.min(wanted);
+        let forgiven = self.pause_lateness.min(wanted);
         let started = Instant::now();
         let mut deadline = started + (wanted - forgiven);
         let mut cut = false;
         if let Some(end) = self.end_time {
+            let end = end.into_std();
             if end < deadline {
                 deadline = end;
                 cut = true;
@@ -106,13 +107,13 @@ impl UserState {
         }
         let stop = self.run.stop_token();
         let completed = tokio::select! {
-            _ = tokio::time::sleep_until(deadline) => !cut,
+            _ = precise_timer::sleep_until(deadline) => !cut,
             _ = stop.cancelled() => false,
         };
-        self.pause_overshoot = if completed {
-            (self.pause_overshoot + started.elapsed())
+        self.pause_lateness = if completed {
+            (self.pause_lateness + started.elapsed())
                 .saturating_sub(wanted)
-                .min(MAX_CARRIED_OVERSHOOT)
+                .min(MAX_CARRIED_LATENESS)
         } else {
             Duration::ZERO
         };

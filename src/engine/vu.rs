@@ -39,7 +39,7 @@ pub struct VirtualUser {
     /// Per-user controller memory (Interleave position, Once Only, Throughput counts).
     pub(super) memory: std::collections::HashMap<usize, i64>,
     /// Per-user Throughput Controller counters (executions and iterations).
-    pub(super) throughput: std::collections::HashMap<usize, i64>,
+    pub(super) throughput: std::collections::HashMap<(usize, super::Counter), i64>,
     /// Pass numbers of the enclosing loops, innermost last (Once Only looks at it).
     pub(super) passes: Vec<u64>,
     pub(super) transactions: Vec<OpenTransaction>,

@@ -4,7 +4,8 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 /// `../shared/conformance` beside the checkout.
 pub fn conformance() -> PathBuf {
@@ -17,12 +18,32 @@ pub fn fixtures() -> PathBuf {
 }
 
 /// Runs `jmxr` with `args` in `workdir` and returns its output.
+/// A run that takes longer than this is a hang; it is killed and the test fails.
+const RUN_LIMIT: Duration = Duration::from_secs(120);
+
+/// Runs `jmxr` with `args` in `workdir` and returns its output. A run that does not end
+/// within two minutes is killed so that a broken loop cannot hang the suite.
 pub fn jmxr(workdir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_jmxr"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jmxr"))
         .args(args)
         .current_dir(workdir)
-        .output()
-        .expect("jmxr runs")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("jmxr runs");
+    let started = Instant::now();
+    while child.try_wait().expect("jmxr can be waited for").is_none() {
+        if started.elapsed() > RUN_LIMIT {
+            let _ = child.kill();
+            let output = child.wait_with_output().expect("jmxr ends");
+            panic!(
+                "jmxr {args:?} did not end within {RUN_LIMIT:?}; stdout: {}",
+                String::from_utf8_lossy(&output.stdout)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("jmxr ends")
 }
 
 /// Runs `jmxr -n -t jmx-fixtures/<fixture> -l out.jtl <extra>` in a scratch folder and
