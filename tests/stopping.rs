@@ -11,8 +11,17 @@ use std::time::Duration;
 use support::{fixtures, Jtl};
 
 fn interrupt_after(signal: &str, delay: Duration) -> (std::process::Output, tempfile::TempDir) {
+    interrupt(signal, &[delay], "stopping/forever.jmx")
+}
+
+/// Runs `fixture` and sends `signal` after each of `delays` in turn.
+fn interrupt(
+    signal: &str,
+    delays: &[Duration],
+    fixture: &str,
+) -> (std::process::Output, tempfile::TempDir) {
     let work = tempfile::tempdir().expect("scratch folder");
-    let plan = fixtures().join("stopping/forever.jmx");
+    let plan = fixtures().join(fixture);
     let child = Command::new(env!("CARGO_BIN_EXE_jmxr"))
         .args(["-n", "-t", plan.to_str().unwrap(), "-l", "out.jtl"])
         .current_dir(work.path())
@@ -20,12 +29,14 @@ fn interrupt_after(signal: &str, delay: Duration) -> (std::process::Output, temp
         .stderr(Stdio::piped())
         .spawn()
         .expect("jmxr starts");
-    std::thread::sleep(delay);
-    let status = Command::new("kill")
-        .args([signal, &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
+    for delay in delays {
+        std::thread::sleep(*delay);
+        let status = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+    }
     let output = child.wait_with_output().expect("jmxr ends");
     (output, work)
 }
@@ -61,5 +72,29 @@ fn sigterm_stops_gracefully_too() {
     assert_eq!(output.status.code(), Some(3), "{output:?}");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let jtl = Jtl::read(&work.path().join("out.jtl"));
+    assert_eq!(jtl.rows.len(), summary_total(&stdout));
+}
+
+#[test]
+fn a_second_ctrl_c_stops_at_once_and_still_writes_what_was_recorded() {
+    // Every user is soon inside a 60 s sample: a graceful stop would wait for it.
+    let started = std::time::Instant::now();
+    let (output, work) = interrupt(
+        "-INT",
+        &[Duration::from_millis(600), Duration::from_millis(300)],
+        "stopping/long_samples.jmx",
+    );
+    let took = started.elapsed();
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let jtl = Jtl::read(&work.path().join("out.jtl"));
+    let labels = jtl.values("label");
+    assert_eq!(labels.iter().filter(|l| *l == "quick").count(), 5);
+    // A sample cut short by the stop is either dropped or recorded as failed.
+    let success = jtl.values("success");
+    for (label, ok) in labels.iter().zip(&success) {
+        assert!(label == "quick" || ok == "false", "{label} {ok}");
+    }
     assert_eq!(jtl.rows.len(), summary_total(&stdout));
 }
