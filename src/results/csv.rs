@@ -100,16 +100,6 @@ impl Row<'_> {
     }
 }
 
-/// JMeter's `getFirstAssertionFailureMessage`: the first assertion message that is set,
-/// whether or not that assertion failed.
-fn first_assertion_message(sample: &SampleResult) -> &str {
-    sample
-        .assertions
-        .iter()
-        .find_map(|a| a.failure_message.as_deref())
-        .unwrap_or("")
-}
-
 /// Appends one row for `sample` (no line end, no sub-results). `variables` are the values of
 /// `config.sample_variables` to print (the top-level sample's, for sub-results too).
 pub fn write_csv_row(
@@ -154,7 +144,7 @@ pub fn write_csv_row(
         row.number(sample.success);
     }
     if config.assertion_results_failure_message {
-        row.text(first_assertion_message(sample));
+        row.text(sample.first_failure_message());
     }
     write_sizes_and_counts(&mut row, config, sample);
     if config.hostname {

@@ -117,15 +117,12 @@ impl SampleResult {
         }
     }
 
-    /// The first failing assertion's message (`failureMessage`), or empty.
+    /// The `failureMessage` column: JMeter's `getFirstAssertionFailureMessage`, the first
+    /// assertion message that is set, whether or not that assertion failed.
     pub fn first_failure_message(&self) -> &str {
         self.assertions
             .iter()
-            .find_map(|a| {
-                (a.failure || a.error)
-                    .then_some(a.failure_message.as_deref())
-                    .flatten()
-            })
+            .find_map(|a| a.failure_message.as_deref())
             .unwrap_or("")
     }
 
