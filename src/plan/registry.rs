@@ -187,7 +187,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "kg.apc.jmeter.control.ParameterizedController" => Controller Unsupported "jp@gc - Parameterized Controller" NO_PLUGIN;
 
     "DebugSampler" => Sampler Supported "Debug Sampler" "";
-    "JavaSampler" => Sampler Supported "Java Request" "classes JavaTest and SleepTest; other classes are planned (issue 6)";
+    "JavaSampler" => Sampler Supported "Java Request" "classes map to native implementations: JavaTest, SleepTest, the UDP sender `com.demo.udp.UdpSampler`; others by property `jmxr.java.<class>=udp` (see docs/udp.md)";
     "TestAction" => Sampler Supported "Flow Control Action" "";
     "SystemSampler" => Sampler Supported "OS Process Sampler" "";
     "HTTPSamplerProxy" => Sampler Unsupported "HTTP Request" HTTP;

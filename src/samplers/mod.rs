@@ -10,12 +10,13 @@
 //!
 //! Families here: [`java`] (Java Request with JMeter's `JavaTest` and `SleepTest`),
 //! [`debug`] (Debug Sampler), [`os_process`] (OS Process Sampler), [`flow_control`]
-//! (Flow Control Action).
+//! (Flow Control Action), [`udp`] (the native UDP sender behind Java Request classes).
 
 pub mod debug;
 pub mod flow_control;
 pub mod java;
 pub mod os_process;
+pub mod udp;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
