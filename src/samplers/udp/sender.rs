@@ -13,9 +13,10 @@
 //! * response code `0` and message `udp send ok`, or `ERR` and the error text; `bytes`
 //!   (and `sentBytes`) are the payload length.
 //!
-//! The pause is the user's precise pause, which carries each wake-up's lateness into the
-//! next one, so 20 users × 10 ms hold 2,000 datagrams per second rather than drifting
-//! below it. A stop (or the end of the thread group's duration) during the pause ends
+//! The interval is a precise wait on a per-user grid: each datagram is due one interval
+//! after the previous one was due, not one interval after the previous sample ended, so
+//! the time spent between samples does not add up and 20 users × 10 ms hold 2,000
+//! datagrams per second rather than drifting below it (as `Thread.sleep` does in Java). A stop (or the end of the thread group's duration) during the pause ends
 //! the sample without sending and without recording it: the packet was never due.
 //!
 //! Options the Java class does not have, as extra parameters (or run-wide properties):
@@ -30,6 +31,7 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rand::distributions::Alphanumeric;
 use rand::Rng;
@@ -43,6 +45,9 @@ use crate::samplers::{new_result, Stopwatch};
 /// The largest payload that fits one Ethernet frame (1500 − 20 IPv4 − 8 UDP); beyond it
 /// datagrams are fragmented, and losing one fragment loses the datagram.
 pub const MAX_UNFRAGMENTED_PAYLOAD: i64 = 1472;
+/// How far behind its grid a user may be and still catch up (the engine's rule for
+/// pauses: a stalled machine must not cause a burst).
+const MAX_CATCH_UP: Duration = Duration::from_millis(5);
 /// Bytes of the sequence number at the start of the payload.
 pub const SEQUENCE_BYTES: usize = 8;
 /// The largest payload a UDP datagram can carry over IPv4.
@@ -68,6 +73,9 @@ struct UserSocket {
     sequence: bool,
     /// The payload buffer, reused so a sample allocates nothing for it.
     payload: Vec<u8>,
+    /// When the previous datagram was due: the next is due one interval later, so the
+    /// time spent between samples (recording, the engine's walk) does not slow the rate.
+    last_due: Option<Instant>,
 }
 
 /// A set-up that failed; kept so every sample reports it without retrying at full rate.
@@ -101,7 +109,8 @@ impl UdpSender {
         let mut result = new_result(cx, cx.label.clone());
         let watch = Stopwatch::start();
         let interval = params.long("intervalMs", 0);
-        if interval > 0 && !cx.user.pause(interval as u64).await {
+        let due = self.due(cx, interval);
+        if interval > 0 && !cx.user.pause_until(due).await {
             return None;
         }
         let packet_size = params.long("packetSize", 0);
@@ -144,6 +153,25 @@ impl UdpSender {
         }
         watch.stop(&mut result);
         Some(result)
+    }
+}
+
+impl UdpSender {
+    /// When this sample's datagram is due, recorded as the user's last due time: one
+    /// interval after the previous one, or after now for the first. A user that fell
+    /// behind by more than [`MAX_CATCH_UP`] starts a new grid instead of bursting.
+    fn due(&self, cx: &mut SampleContext<'_>, interval: i64) -> Instant {
+        let now = Instant::now();
+        let interval = Duration::from_millis(interval.max(0) as u64);
+        let Some(UserSlot::Ready(user)) = cx.user.slot(cx.element_id, || None::<UserSlot>) else {
+            return now + interval;
+        };
+        let due = match user.last_due {
+            Some(last) => (last + interval).max(now.checked_sub(MAX_CATCH_UP).unwrap_or(now)),
+            None => now + interval,
+        };
+        user.last_due = Some(due);
+        due
     }
 }
 
@@ -195,6 +223,7 @@ async fn set_up(
         suffix,
         sequence,
         payload: Vec::new(),
+        last_due: None,
     })
 }
 
