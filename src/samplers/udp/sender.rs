@@ -98,7 +98,7 @@ impl UdpSender {
         cx: &mut SampleContext<'_>,
     ) -> Option<SampleResult> {
         let id = cx.element_id;
-        let have_slot = matches!(cx.user.slot(id, || None::<UserSlot>), Some(_));
+        let have_slot = cx.user.slot(id, || None::<UserSlot>).is_some();
         if !have_slot {
             let state = match set_up(params, cx).await {
                 Ok(ready) => UserSlot::Ready(Box::new(ready)),
