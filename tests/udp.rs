@@ -216,3 +216,44 @@ fn udp_sink_command_reconciles_with_the_senders_jtl() {
     );
     assert!(Path::new(&work.path().join("out.jtl")).is_file());
 }
+
+#[test]
+fn udp_request_plugin_exchanges_with_an_echo_server_and_times_out() {
+    let echo = support::sockets::udp_echo();
+    let silent = support::sockets::udp_silent();
+    let echo_port = format!("-Jecho.port={}", echo.port());
+    let silent_port = format!("-Jsilent.port={}", silent.port());
+    let jtl = support::run_fixture("udp/udp_request.jmx", &[&echo_port, &silent_port]);
+    assert_eq!(jtl.rows.len(), 10, "5 samplers × 2 loops");
+    for row in jtl.labelled("echo text") {
+        assert_eq!(jtl.get(row, "responseCode"), "200");
+        assert_eq!(jtl.get(row, "success"), "true");
+        assert_eq!(jtl.get(row, "bytes"), "6", "the echoed \"ping 1\"");
+    }
+    for row in jtl.labelled("echo hex") {
+        assert_eq!(jtl.get(row, "success"), "true");
+        assert_eq!(
+            jtl.get(row, "bytes"),
+            "8",
+            "4 bytes back, stored as 8 hex digits"
+        );
+    }
+    for row in jtl.labelled("no reply") {
+        assert_eq!(jtl.get(row, "responseCode"), "500");
+        assert_eq!(
+            jtl.get(row, "responseMessage"),
+            "java.net.SocketTimeoutException: Timeout exceeded while reading from socket"
+        );
+        assert!(jtl.int(row, "elapsed") >= 190, "waited the timeout");
+    }
+    for row in jtl.labelled("fire and forget") {
+        assert_eq!(jtl.get(row, "success"), "true");
+        assert_eq!(jtl.get(row, "bytes"), "0");
+    }
+    for row in jtl.labelled("bad hex") {
+        assert_eq!(jtl.get(row, "responseCode"), "500");
+        assert!(jtl
+            .get(row, "responseMessage")
+            .contains("uneven no. of digits"));
+    }
+}

@@ -10,8 +10,10 @@
 //!
 //! Families here: [`java`] (Java Request with JMeter's `JavaTest` and `SleepTest`),
 //! [`debug`] (Debug Sampler), [`os_process`] (OS Process Sampler), [`flow_control`]
-//! (Flow Control Action), [`udp`] (the native UDP sender behind Java Request classes).
+//! (Flow Control Action), [`udp`] (the native UDP sender behind Java Request classes and
+//! the jmeter-plugins UDP Request).
 
+pub mod bytes;
 pub mod debug;
 pub mod flow_control;
 pub mod java;
@@ -43,6 +45,7 @@ pub fn build(
         "SystemSampler" | "org.apache.jmeter.protocol.system.SystemSampler" => {
             Some(os_process::build(cx))
         }
+        "kg.apc.jmeter.samplers.UDPSampler" => Some(udp::plugin::build(cx)),
         _ => None,
     }
 }
@@ -65,6 +68,11 @@ impl Stopwatch {
     /// The start, epoch ms.
     pub fn start_ms(&self) -> i64 {
         self.start_ms
+    }
+
+    /// Milliseconds since the start (for latency and connect time).
+    pub fn elapsed_ms(&self) -> i64 {
+        i64::try_from(self.started.elapsed().as_millis()).unwrap_or(i64::MAX)
     }
 
     /// Records start, end and elapsed on `result` (end = start + elapsed).
