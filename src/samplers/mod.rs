@@ -11,13 +11,14 @@
 //! Families here: [`java`] (Java Request with JMeter's `JavaTest` and `SleepTest`),
 //! [`debug`] (Debug Sampler), [`os_process`] (OS Process Sampler), [`flow_control`]
 //! (Flow Control Action), [`udp`] (the native UDP sender behind Java Request classes and
-//! the jmeter-plugins UDP Request).
+//! the jmeter-plugins UDP Request), [`tcp`] (TCP Sampler).
 
 pub mod bytes;
 pub mod debug;
 pub mod flow_control;
 pub mod java;
 pub mod os_process;
+pub mod tcp;
 pub mod udp;
 
 use std::sync::Arc;
@@ -46,6 +47,9 @@ pub fn build(
             Some(os_process::build(cx))
         }
         "kg.apc.jmeter.samplers.UDPSampler" => Some(udp::plugin::build(cx)),
+        "TCPSampler" | "org.apache.jmeter.protocol.tcp.sampler.TCPSampler" => {
+            Some(tcp::build(cx, configs))
+        }
         _ => None,
     }
 }
