@@ -181,6 +181,13 @@ fn every_tcp_client_against_in_process_servers() {
         "no connection, no data type (as JMeter)"
     );
 
+    let unknown = get("unknown host");
+    assert_eq!(
+        unknown.message,
+        "java.net.UnknownHostException: nonexistent.invalid"
+    );
+    assert_eq!(unknown.code, "500");
+
     let bad_hex = get("bad hex");
     assert_eq!(
         bad_hex.message,

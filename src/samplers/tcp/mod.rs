@@ -309,3 +309,88 @@ fn describe(request: &Request) -> String {
         request.no_delay
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::samplers::test_support::*;
+
+    #[test]
+    fn config_fills_what_the_sampler_leaves_absent_or_empty_innermost_first() {
+        let sampler = element(
+            "TCPSampler",
+            "TCPSamplerGui",
+            "t",
+            vec![
+                string_prop("TCPSampler.server", ""),
+                string_prop("TCPSampler.port", "7"),
+            ],
+        );
+        let inner = element(
+            "ConfigTestElement",
+            "TCPConfigGui",
+            "inner",
+            vec![
+                string_prop("TCPSampler.server", ""),
+                string_prop("TCPSampler.port", "8"),
+            ],
+        );
+        let outer = element(
+            "ConfigTestElement",
+            "TCPConfigGui",
+            "outer",
+            vec![
+                string_prop("TCPSampler.server", "outer.host"),
+                string_prop("TCPSampler.timeout", ""),
+            ],
+        );
+        let configs = [&inner, &outer];
+        assert_eq!(
+            merged_text(&sampler, &configs, "TCPSampler.server").as_deref(),
+            Some("outer.host")
+        );
+        assert_eq!(
+            merged_text(&sampler, &configs, "TCPSampler.port").as_deref(),
+            Some("7")
+        );
+        assert_eq!(
+            merged_text(&sampler, &configs, "TCPSampler.timeout").as_deref(),
+            Some("")
+        );
+        assert_eq!(merged_text(&sampler, &configs, "TCPSampler.EolByte"), None);
+    }
+
+    #[test]
+    fn an_unknown_client_class_is_a_plan_error() {
+        let sampler = element(
+            "TCPSampler",
+            "TCPSamplerGui",
+            "t",
+            vec![string_prop("TCPSampler.classname", "org.foo.xxx")],
+        );
+        let (_, diagnostics) = build_element(&sampler, &[]);
+        assert_eq!(diagnostics.len(), 1);
+        assert!(diagnostics[0].message.contains("org.foo.xxx"));
+    }
+
+    #[test]
+    fn sampler_data_describes_the_connection_until_a_request_is_written() {
+        let request = Request {
+            server: "h".into(),
+            port: 1,
+            timeout_ms: 0,
+            connect_timeout_ms: 0,
+            request: String::new(),
+            no_delay: false,
+            reuse: true,
+            close: false,
+            linger: None,
+            eol: Some(10),
+            key: String::new(),
+        };
+        assert_eq!(
+            describe(&request),
+            "Host: h Port: 1\nReuse: true Close: false\n[SOLINGER: 0 EOL: 10 noDelay: false]"
+        );
+    }
+}
