@@ -12,6 +12,7 @@ pub mod check;
 pub mod cli;
 pub mod engine;
 pub mod expr;
+pub mod fd_limit;
 pub mod jmx;
 pub mod plan;
 pub mod results;

@@ -14,6 +14,10 @@ fn main() -> ExitCode {
             return ExitCode::from(Outcome::BadInput.exit_code());
         }
     };
+    // Socket samplers hold one socket per virtual user; the default soft limit is low.
+    if matches!(command, Command::Run(_) | Command::UdpSink(_)) {
+        jmxr::fd_limit::raise_open_file_limit();
+    }
     let outcome = match command {
         Command::Help => {
             print!("{}", cli::USAGE);
