@@ -26,6 +26,8 @@ pub fn raise_open_file_limit() -> Option<u64> {
                 limit.rlim_cur = limit.rlim_max;
             }
         }
+        // `rlim_t` is not 64 bits on every Unix.
+        #[allow(clippy::unnecessary_cast)]
         Some(limit.rlim_cur as u64)
     }
     #[cfg(not(unix))]
