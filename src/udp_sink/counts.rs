@@ -114,6 +114,20 @@ impl Counts {
             .collect()
     }
 
+    /// The plateau: the whole seconds within 10 % of their median rate, which leaves out
+    /// a ramp-up and a ramp-down without being told about them.
+    pub fn plateau(&self) -> Vec<u64> {
+        let mut rates = self.steady_rates();
+        if rates.is_empty() {
+            return rates;
+        }
+        let mut sorted = rates.clone();
+        sorted.sort_unstable();
+        let median = sorted[sorted.len() / 2] as f64;
+        rates.retain(|r| (*r as f64 - median).abs() <= median * 0.1);
+        rates
+    }
+
     /// The summary printed at the end.
     pub fn summary(&self, listened_s: f64) -> String {
         let mut out = String::new();
@@ -131,6 +145,19 @@ impl Counts {
                 out,
                 "steady state ({} whole seconds): mean {mean:.1} pps, min {min}, max {max}",
                 steady.len()
+            );
+        }
+        let plateau = self.plateau();
+        if !plateau.is_empty() {
+            let mean = plateau.iter().sum::<u64>() as f64 / plateau.len() as f64;
+            let within = plateau
+                .iter()
+                .filter(|r| (**r as f64 - mean).abs() <= mean * 0.01)
+                .count();
+            let _ = writeln!(
+                out,
+                "plateau ({} seconds within 10 % of the median): mean {mean:.1} pps, {within} of them within ±1 % of it",
+                plateau.len()
             );
         }
         if let Some(seq) = &self.sequences {
@@ -171,6 +198,18 @@ mod tests {
         assert_eq!(seq.unreadable, 1);
         seq.record(&numbered(u64::MAX));
         assert_eq!(seq.unreadable, 2, "no huge bitmap for a stray number");
+    }
+
+    #[test]
+    fn the_plateau_leaves_out_ramp_up_and_ramp_down() {
+        let mut counts = Counts::new(false);
+        for (second, n) in [1, 2, 5, 20, 20, 19, 20, 20, 7, 1].into_iter().enumerate() {
+            for _ in 0..n {
+                counts.record(second as i64, b"x");
+            }
+        }
+        assert_eq!(counts.plateau(), vec![20, 20, 19, 20, 20]);
+        assert!(counts.summary(10.0).contains("plateau (5 seconds"));
     }
 
     #[test]
