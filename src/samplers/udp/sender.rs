@@ -344,6 +344,38 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_random_suffix_is_drawn_once_per_user() {
+        use crate::samplers::test_support::*;
+        let receiver = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
+        receiver
+            .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+            .expect("timeout");
+        let port = receiver.local_addr().expect("addr").port().to_string();
+        let element = udp_request(&[
+            ("host", "127.0.0.1"),
+            ("port", &port),
+            ("message", "ab"),
+            ("randomSuffixBytes", "4"),
+        ]);
+        let (sampler, _) = build_element(&element, &[]);
+        let sampler = sampler.expect("built");
+        let mut user = user();
+        let mut payloads = Vec::new();
+        for _ in 0..2 {
+            let result = sample(sampler.as_ref(), &mut user, "UDP")
+                .await
+                .expect("sampled");
+            assert_eq!(result.bytes(), 6);
+            let mut buffer = [0u8; 64];
+            let len = receiver.recv(&mut buffer).expect("datagram");
+            payloads.push(buffer[..len].to_vec());
+        }
+        assert!(payloads[0].starts_with(b"ab"));
+        assert!(payloads[0][2..].iter().all(u8::is_ascii_alphanumeric));
+        assert_eq!(payloads[0], payloads[1], "fixed at set-up");
+    }
+
+    #[tokio::test]
     async fn a_bad_destination_fails_with_err() {
         use crate::samplers::test_support::*;
         let element = udp_request(&[("host", "127.0.0.1"), ("port", "x")]);
