@@ -324,6 +324,7 @@ mod tests {
         let sampler = sampler.expect("built");
         let mut user = user();
         let mut sources = Vec::new();
+        let mut first_start = None;
         for expected in 0..2u64 {
             let result = sample(sampler.as_ref(), &mut user, "UDP")
                 .await
@@ -332,7 +333,15 @@ mod tests {
             assert_eq!(result.response_message, "udp send ok");
             assert!(result.success);
             assert_eq!(result.bytes(), 10);
-            assert!(result.elapsed >= 19, "interval inside: {}", result.elapsed);
+            // The interval is inside the sample; the second datagram is due two
+            // intervals after the first sample started, however long the gap between.
+            let started = *first_start.get_or_insert(result.start_time);
+            let due = started + 20 * (expected as i64 + 1);
+            assert!(
+                result.end_time >= due - 1,
+                "sent at {} before {due}",
+                result.end_time
+            );
             let mut buffer = [0u8; 64];
             let (len, from) = receiver.recv_from(&mut buffer).expect("datagram");
             assert_eq!(len, 10);
