@@ -194,3 +194,65 @@ fn every_tcp_client_against_in_process_servers() {
         "java.lang.IllegalArgumentException: Hex-encoded binary string contains an uneven no. of digits"
     );
 }
+
+/// A listener that never accepts, with its accept queue filled, so the next connection
+/// attempt hangs until the client gives up (Linux drops the SYN of a full queue).
+fn saturated_listener() -> (socket2::Socket, Vec<TcpStream>) {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::IPV4, Type::STREAM, None).expect("socket");
+    let addr: std::net::SocketAddr = "127.0.0.1:0".parse().expect("address");
+    socket.bind(&addr.into()).expect("bind");
+    socket.listen(0).expect("listen");
+    let local = socket
+        .local_addr()
+        .expect("address")
+        .as_socket()
+        .expect("an IP address");
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        match TcpStream::connect_timeout(&local, std::time::Duration::from_millis(200)) {
+            Ok(stream) => held.push(stream),
+            Err(_) => break,
+        }
+    }
+    (socket, held)
+}
+
+#[test]
+fn a_connect_timeout_reports_javas_message() {
+    let (listener, _held) = saturated_listener();
+    let port = listener
+        .local_addr()
+        .expect("address")
+        .as_socket()
+        .expect("an IP address")
+        .port();
+    let work = tempfile::tempdir().expect("scratch folder");
+    let plan = fixtures().join("tcp/connect_timeout.jmx");
+    let port_arg = format!("-Jport={port}");
+    let output = jmxr(
+        work.path(),
+        &[
+            "-n",
+            "-t",
+            plan.to_str().expect("UTF-8 path"),
+            "-l",
+            "out.jtl",
+            "-Jjmeter.save.saveservice.output_format=xml",
+            &port_arg,
+        ],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let samples = read_samples(&work.path().join("out.jtl"));
+    let sample = samples.get("connect").expect("a sample");
+    assert_eq!(sample.code, "500");
+    assert_eq!(
+        sample.message,
+        "java.net.SocketTimeoutException: Connect timed out"
+    );
+    assert!(!sample.success);
+}
