@@ -82,8 +82,8 @@ pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn 
         Ok(Native::JavaTest) => Client::JavaTest,
         Ok(Native::SleepTest) => Client::SleepTest,
         Ok(Native::Udp) => {
-            warn_about_fragmentation(cx, &params);
-            Client::Udp(UdpSender::new())
+            let warned = warn_about_fragmentation(cx, &params);
+            Client::Udp(UdpSender::new(warned))
         }
         Err(why) => {
             let names: Vec<&str> = params.iter().map(|(name, _)| name.as_str()).collect();
@@ -103,10 +103,11 @@ pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn 
 
 /// A constant `packetSize` above what one Ethernet frame carries is sent as IP
 /// fragments: legal, but one lost fragment loses the datagram, which distorts loss
-/// figures. Worth a warning, not a refusal.
-fn warn_about_fragmentation(cx: &mut BuildContext<'_>, params: &[(String, Template)]) {
+/// figures. Worth a warning, not a refusal. Returns whether it warned (a size given by
+/// an expression is checked at the first sample instead).
+fn warn_about_fragmentation(cx: &mut BuildContext<'_>, params: &[(String, Template)]) -> bool {
     let Some((_, size)) = params.iter().find(|(name, _)| name == "packetSize") else {
-        return;
+        return false;
     };
     let size = size
         .is_constant()
@@ -117,7 +118,9 @@ fn warn_about_fragmentation(cx: &mut BuildContext<'_>, params: &[(String, Templa
             "packetSize {size} is above {MAX_UNFRAGMENTED_PAYLOAD} bytes: each datagram \
              is sent as IP fragments (MTU 1500), and one lost fragment loses the datagram"
         ));
+        return true;
     }
+    false
 }
 
 /// Whether a config element applies to a Java Request: JMeter checks its GUI class.

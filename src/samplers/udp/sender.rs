@@ -29,7 +29,7 @@
 //!   duplicated and reordered datagrams.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -65,6 +65,9 @@ pub struct UdpSender {
     /// The next sequence number, shared by every user of the element so the numbers the
     /// receiver sees are unique and dense.
     next_sequence: AtomicU64,
+    /// Whether the fragmentation warning was given (at plan time for a constant
+    /// `packetSize`, else at the first sample that asks for more than one frame).
+    fragmentation_warned: AtomicBool,
 }
 
 /// What a user keeps between samples (the Java class's fields after `setupTest`).
@@ -89,8 +92,12 @@ enum UserSlot {
 }
 
 impl UdpSender {
-    pub fn new() -> Arc<UdpSender> {
-        Arc::new(UdpSender::default())
+    /// A sender; `warned` says the plan already warned about fragmentation.
+    pub fn new(warned: bool) -> Arc<UdpSender> {
+        Arc::new(UdpSender {
+            next_sequence: AtomicU64::new(0),
+            fragmentation_warned: AtomicBool::new(warned),
+        })
     }
 
     /// One sample. `None` when the run stopped during the interval.
@@ -116,6 +123,15 @@ impl UdpSender {
             return None;
         }
         let packet_size = params.long("packetSize", 0);
+        if packet_size > MAX_UNFRAGMENTED_PAYLOAD
+            && !self.fragmentation_warned.swap(true, Ordering::Relaxed)
+        {
+            crate::runlog::warn(&format!(
+                "{}: packetSize {packet_size} is above {MAX_UNFRAGMENTED_PAYLOAD} bytes; \
+                 datagrams are sent as IP fragments",
+                cx.label
+            ));
+        }
         let slot = cx.user.slot(id, || None::<UserSlot>);
         let outcome = match slot {
             Some(UserSlot::Ready(user)) => {
