@@ -157,14 +157,15 @@ impl Sampler for JavaSampler {
 
 impl JavaSampler {
     /// This sample's parameter map (JMeter's `JavaSamplerContext`).
-    fn evaluate(&self, cx: &mut SampleContext<'_>) -> Parameters {
+    fn evaluate(&self, cx: &mut SampleContext<'_>) -> Parameters<'_> {
         let mut eval = cx.user.eval(&cx.label);
-        let mut values: Vec<(String, String)> = self
-            .params
-            .iter()
-            .map(|(name, template)| (name.clone(), template.eval(&mut eval)))
-            .collect();
-        values.push((ELEMENT_NAME.to_string(), cx.label.to_string()));
+        let mut values: Vec<(&str, String)> = Vec::with_capacity(self.params.len() + 1);
+        values.extend(
+            self.params
+                .iter()
+                .map(|(name, template)| (name.as_str(), template.eval(&mut eval))),
+        );
+        values.push((ELEMENT_NAME, cx.label.to_string()));
         Parameters(values)
     }
 }
@@ -183,15 +184,16 @@ fn missing_class(classname: &str, cx: &SampleContext<'_>) -> SampleResult {
     result
 }
 
-/// Parameters of one sample, in order; the first occurrence of a name wins.
-pub struct Parameters(Vec<(String, String)>);
+/// Parameters of one sample, in order; the first occurrence of a name wins. Names are
+/// borrowed from the plan (a sample allocates only the values).
+pub struct Parameters<'a>(Vec<(&'a str, String)>);
 
-impl Parameters {
+impl Parameters<'_> {
     /// The value of `name`, or `None` when it was not given (present but empty is `Some("")`).
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0
             .iter()
-            .find(|(n, _)| n == name)
+            .find(|(n, _)| *n == name)
             .map(|(_, v)| v.as_str())
     }
 
@@ -286,9 +288,9 @@ mod tests {
     #[test]
     fn first_occurrence_of_a_parameter_wins() {
         let params = Parameters(vec![
-            ("A".into(), "1".into()),
-            ("A".into(), "2".into()),
-            ("N".into(), "x".into()),
+            ("A", "1".into()),
+            ("A", "2".into()),
+            ("N", "x".into()),
         ]);
         assert_eq!(params.get("A"), Some("1"));
         assert_eq!(params.get("B"), None);

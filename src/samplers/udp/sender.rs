@@ -103,7 +103,7 @@ impl UdpSender {
     /// One sample. `None` when the run stopped during the interval.
     pub async fn sample(
         &self,
-        params: &Parameters,
+        params: &Parameters<'_>,
         cx: &mut SampleContext<'_>,
     ) -> Option<SampleResult> {
         let id = cx.element_id;
@@ -194,7 +194,7 @@ impl UdpSender {
 
 /// The Java class's `setupTest`: destination, socket, options.
 async fn set_up(
-    params: &Parameters,
+    params: &Parameters<'_>,
     cx: &mut SampleContext<'_>,
 ) -> Result<UserSocket, SetupFailed> {
     let host = params.get("host").unwrap_or("").trim().to_string();
