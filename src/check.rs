@@ -98,7 +98,7 @@ pub fn check_with(config: &CheckConfig, out: &mut dyn Write, err: &mut dyn Write
     let functions = FunctionRegistry::standard();
     let mut outcome = Outcome::Completed;
     for path in &config.plans {
-        match report(path, &functions) {
+        match report_with_properties(path, &functions, &config.properties) {
             Ok(report) => {
                 // A broken stdout (closed pipe) must not hide the verdict: ignore write errors.
                 let _ = print(&report, out);
@@ -117,13 +117,23 @@ pub fn check_with(config: &CheckConfig, out: &mut dyn Write, err: &mut dyn Write
 
 /// Loads, rewrites and plans `path`, and lays the result out for printing.
 pub fn report(path: &Path, functions: &FunctionRegistry) -> Result<PlanReport, LoadError> {
+    report_with_properties(path, functions, &HashMap::new())
+}
+
+/// [`report`] with the properties of the command line, which decide some elements (the
+/// Java Request class table).
+pub fn report_with_properties(
+    path: &Path,
+    functions: &FunctionRegistry,
+    properties: &HashMap<String, String>,
+) -> Result<PlanReport, LoadError> {
     let mut tree = jmx::load_file(path)?;
     let mut removed = Vec::new();
     for root in &tree.roots {
         removed_rows(root, "", &mut removed);
     }
     jmx::rewrite::apply(&mut tree)?;
-    let built = plan::build(&tree, functions);
+    let built = plan::build_with_properties(&tree, functions, properties);
     let mut reports = ReportQueue::new(built.elements);
     let mut rows = Vec::new();
     for root in &tree.roots {

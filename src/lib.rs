@@ -5,12 +5,14 @@
 //! every sample flows over the bounded bus in [`results`] to the sinks (`.jtl` writers,
 //! the console summariser). [`expr`] compiles `${...}` expressions; [`samplers`] speak
 //! the protocols. [`cli`] turns JMeter's command line into a run configuration;
-//! [`check`] reports what jmxr would do with each element of a plan.
+//! [`check`] reports what jmxr would do with each element of a plan; [`udp_sink`] is the
+//! receiving end of a UDP load test.
 
 pub mod check;
 pub mod cli;
 pub mod engine;
 pub mod expr;
+pub mod fd_limit;
 pub mod jmx;
 pub mod plan;
 pub mod results;
@@ -18,3 +20,4 @@ pub mod run;
 pub mod runlog;
 pub mod samplers;
 pub mod script;
+pub mod udp_sink;

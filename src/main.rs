@@ -14,6 +14,10 @@ fn main() -> ExitCode {
             return ExitCode::from(Outcome::BadInput.exit_code());
         }
     };
+    // Socket samplers hold one socket per virtual user; the default soft limit is low.
+    if matches!(command, Command::Run(_) | Command::UdpSink(_)) {
+        jmxr::fd_limit::raise_open_file_limit();
+    }
     let outcome = match command {
         Command::Help => {
             print!("{}", cli::USAGE);
@@ -24,6 +28,25 @@ fn main() -> ExitCode {
             Outcome::Completed
         }
         Command::Check(config) => run::check(&config, &mut std::io::stdout()),
+        Command::UdpSink(config) => {
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime,
+                Err(err) => {
+                    eprintln!("An error occurred: cannot start the runtime: {err}");
+                    return ExitCode::from(Outcome::BadInput.exit_code());
+                }
+            };
+            match runtime.block_on(jmxr::udp_sink::run(config)) {
+                Ok(()) => Outcome::Completed,
+                Err(err) => {
+                    eprintln!("An error occurred: {err}");
+                    Outcome::BadInput
+                }
+            }
+        }
         Command::Run(config) => {
             let runtime = match tokio::runtime::Builder::new_multi_thread()
                 .enable_all()

@@ -46,7 +46,11 @@ impl Outcome {
 }
 
 /// Loads, rewrites and plans a file; errors are printed.
-fn load_plan(path: &Path, functions: &FunctionRegistry) -> Result<PlanOutcome, Outcome> {
+fn load_plan(
+    path: &Path,
+    functions: &FunctionRegistry,
+    properties: &HashMap<String, String>,
+) -> Result<PlanOutcome, Outcome> {
     let mut tree = jmx::load_file(path).map_err(|e| {
         eprintln!("An error occurred: {e}");
         Outcome::BadInput
@@ -55,7 +59,7 @@ fn load_plan(path: &Path, functions: &FunctionRegistry) -> Result<PlanOutcome, O
         eprintln!("An error occurred: {e}");
         Outcome::BadInput
     })?;
-    Ok(plan::build(&tree, functions))
+    Ok(plan::build_with_properties(&tree, functions, properties))
 }
 
 /// A run: the plan is refused if it holds errors (unless `--skip-unsupported`), result
@@ -72,7 +76,7 @@ pub async fn run(config: RunConfig) -> Outcome {
     }
     runlog::info(&format!("Loading file: {}", config.plan.display()));
     let functions = FunctionRegistry::standard();
-    let built = match load_plan(&config.plan, &functions) {
+    let built = match load_plan(&config.plan, &functions, &config.properties) {
         Ok(built) => built,
         Err(outcome) => return outcome,
     };

@@ -37,6 +37,8 @@ pub struct RawArgs {
     pub not_yet: Vec<String>,
     /// `-G` properties: meant for remote servers, which a local run does not have.
     pub global: Vec<(String, String)>,
+    /// `udp-sink` and its options, which are not JMeter's and are read apart.
+    pub udp_sink: Option<Vec<String>>,
 }
 
 /// What to do.
@@ -46,6 +48,8 @@ pub enum Command {
     Version,
     Run(RunConfig),
     Check(CheckConfig),
+    /// `jmxr udp-sink`: receive and count a UDP load.
+    UdpSink(crate::udp_sink::SinkConfig),
 }
 
 #[derive(Debug, Clone)]
@@ -112,6 +116,11 @@ const FLAG_OPTIONS: &[(char, &str)] = &[
 pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<RawArgs, CliError> {
     let mut raw = RawArgs::default();
     let mut args = args.into_iter().peekable();
+    if args.peek().is_some_and(|first| first == "udp-sink") {
+        raw.subcommand = args.next();
+        raw.udp_sink = Some(args.collect());
+        return Ok(raw);
+    }
     if let Some(first) = args.peek() {
         if matches!(first.as_str(), "check" | "run") {
             raw.subcommand = args.next();
@@ -233,6 +242,11 @@ impl RawArgs {
         if self.version {
             return Ok(Command::Version);
         }
+        if let Some(args) = &self.udp_sink {
+            return crate::udp_sink::parse_args(args)
+                .map(Command::UdpSink)
+                .map_err(CliError::Usage);
+        }
         if !self.not_yet.is_empty() {
             return Err(CliError::Usage(format!(
                 "not supported yet: {}; jmxr does not build dashboards or run remote servers yet",
@@ -326,6 +340,7 @@ jmxr runs Apache JMeter test plans natively.
 Usage:
   jmxr -n -t plan.jmx [-l results.jtl] [-j run.log] [-Jname=value ...] [-q extra.properties] [-p jmeter.properties] [-f]
   jmxr check plan.jmx [more.jmx ...]
+  jmxr udp-sink --port N [--host 127.0.0.1] [--duration S] [--report FILE.csv] [--sequence] [--jtl sender.jtl]
 
 JMeter options:
   -n, --nongui                  accepted (jmxr is always headless)
@@ -394,6 +409,15 @@ mod tests {
             .unwrap_err();
         assert!(err.to_string().contains("-e"), "{err}");
         assert!(parse(["-Z".to_string()]).is_err());
+    }
+
+    #[test]
+    fn udp_sink_takes_its_own_options() {
+        let Command::UdpSink(config) = args("udp-sink --port 9 --duration 1").resolve().unwrap()
+        else {
+            panic!("expected udp-sink");
+        };
+        assert_eq!(config.port, 9);
     }
 
     #[test]

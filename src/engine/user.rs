@@ -96,7 +96,23 @@ impl UserState {
         let wanted = Duration::from_millis(ms);
         let forgiven = self.pause_lateness.min(wanted);
         let started = Instant::now();
-        let mut deadline = started + (wanted - forgiven);
+        let completed = self.pause_until(started + (wanted - forgiven)).await;
+        self.pause_lateness = if completed {
+            (self.pause_lateness + started.elapsed())
+                .saturating_sub(wanted)
+                .min(MAX_CARRIED_LATENESS)
+        } else {
+            Duration::ZERO
+        };
+        completed
+    }
+
+    /// Waits until `deadline` (a precise wake-up), cut short by a stop of the run or the
+    /// scheduler's end time. Returns false when the wait was cut short. For samplers that
+    /// keep their own schedule (the UDP sender paces each user on a fixed grid, so time
+    /// spent outside its waits does not slow the rate).
+    pub async fn pause_until(&mut self, deadline: Instant) -> bool {
+        let mut deadline = deadline;
         let mut cut = false;
         if let Some(end) = self.end_time {
             let end = end.into_std();
@@ -106,17 +122,9 @@ impl UserState {
             }
         }
         let stop = self.run.stop_token();
-        let completed = tokio::select! {
+        tokio::select! {
             _ = precise_timer::sleep_until(deadline) => !cut,
             _ = stop.cancelled() => false,
-        };
-        self.pause_lateness = if completed {
-            (self.pause_lateness + started.elapsed())
-                .saturating_sub(wanted)
-                .min(MAX_CARRIED_LATENESS)
-        } else {
-            Duration::ZERO
-        };
-        completed
+        }
     }
 }

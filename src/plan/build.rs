@@ -7,6 +7,7 @@
 //! levels from the thread group down to the sampler's own children are combined:
 //! pre-processors, post-processors and assertions outermost first, config innermost first.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -52,8 +53,19 @@ impl PlanOutcome {
 
 /// Builds the plan from a rewritten tree.
 pub fn build(tree: &TestTree, functions: &FunctionRegistry) -> PlanOutcome {
+    build_with_properties(tree, functions, super::context::no_properties())
+}
+
+/// Builds the plan with the run's properties at hand, for the few elements whose meaning
+/// a property decides (the Java Request class table, `jmxr.java.<class>`).
+pub fn build_with_properties(
+    tree: &TestTree,
+    functions: &FunctionRegistry,
+    properties: &HashMap<String, String>,
+) -> PlanOutcome {
     let mut builder = Builder {
         functions,
+        properties,
         diagnostics: Vec::new(),
         elements: Vec::new(),
         next_id: 0,
@@ -72,6 +84,7 @@ pub fn build(tree: &TestTree, functions: &FunctionRegistry) -> PlanOutcome {
 
 struct Builder<'f> {
     functions: &'f FunctionRegistry,
+    properties: &'f HashMap<String, String>,
     diagnostics: Vec<Diagnostic>,
     elements: Vec<ElementReport>,
     next_id: usize,
@@ -152,6 +165,7 @@ impl<'f> Builder<'f> {
     fn context<'a>(&'a mut self, el: &'a Element, path: Arc<str>) -> BuildContext<'a> {
         let id = self.id();
         BuildContext::new(self.functions, el, path, id, &mut self.diagnostics)
+            .with_properties(self.properties)
     }
 
     /// Looks the element up, records it for `check`, and reports an unsupported one.

@@ -1,7 +1,8 @@
 //! What element constructors use while the plan is built: template compilation, typed
 //! property access with JMeter's absent/empty rules, and diagnostics with locations.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
 use crate::expr::{EvalContext, FunctionRegistry, Template};
 use crate::jmx::{Element, Property};
@@ -116,7 +117,17 @@ pub struct BuildContext<'a> {
     pub path: Arc<str>,
     /// Unique id of the element in the plan.
     pub id: usize,
+    /// The run's JMeter properties as the command line gave them (`-J`, `-q`,
+    /// `user.properties`), for elements whose meaning a property decides at plan time
+    /// (the Java Request class table). Empty when a plan is built without a run.
+    pub properties: &'a HashMap<String, String>,
     diagnostics: &'a mut Vec<Diagnostic>,
+}
+
+/// The properties of a plan built without any (unit tests, tools).
+pub fn no_properties() -> &'static HashMap<String, String> {
+    static EMPTY: OnceLock<HashMap<String, String>> = OnceLock::new();
+    EMPTY.get_or_init(HashMap::new)
 }
 
 impl<'a> BuildContext<'a> {
@@ -132,8 +143,15 @@ impl<'a> BuildContext<'a> {
             element,
             path,
             id,
+            properties: no_properties(),
             diagnostics,
         }
+    }
+
+    /// The same context, reading plan-time properties from `properties`.
+    pub fn with_properties(mut self, properties: &'a HashMap<String, String>) -> Self {
+        self.properties = properties;
+        self
     }
 
     pub fn error(&mut self, message: impl Into<String>) {

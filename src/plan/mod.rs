@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-pub use build::{build, ElementReport, PlanOutcome};
+pub use build::{build, build_with_properties, ElementReport, PlanOutcome};
 pub use context::{BuildContext, Diagnostic, Setting, Severity};
 pub use tree::*;
 

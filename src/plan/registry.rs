@@ -139,7 +139,6 @@ use Status::*;
 const HTTP: &str = "HTTP support is planned (issue 3)";
 const DATA: &str = "planned with test data, extractors and assertions (issue 4)";
 const SCRIPT: &str = "scripting is planned on Rhai (issue 7)";
-const SOCKETS: &str = "planned with UDP, TCP and Java Request classes (issue 6)";
 const WEBSOCKET: &str = "WebSocket is not implemented yet (no issue yet)";
 const PROTO: &str = "this protocol is not planned yet";
 const NO_PLUGIN: &str = "not implemented yet (no issue yet)";
@@ -187,7 +186,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "kg.apc.jmeter.control.ParameterizedController" => Controller Unsupported "jp@gc - Parameterized Controller" NO_PLUGIN;
 
     "DebugSampler" => Sampler Supported "Debug Sampler" "";
-    "JavaSampler" => Sampler Supported "Java Request" "classes JavaTest and SleepTest; other classes are planned (issue 6)";
+    "JavaSampler" => Sampler Supported "Java Request" "classes map to native implementations: JavaTest, SleepTest, the UDP sender `com.demo.udp.UdpSampler`; others by property `jmxr.java.<class>=udp` (see docs/udp.md)";
     "TestAction" => Sampler Supported "Flow Control Action" "";
     "SystemSampler" => Sampler Supported "OS Process Sampler" "";
     "HTTPSamplerProxy" => Sampler Unsupported "HTTP Request" HTTP;
@@ -202,8 +201,8 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "JSR223Sampler" => Sampler Unsupported "JSR223 Sampler" SCRIPT;
     "BeanShellSampler" => Sampler Unsupported "BeanShell Sampler" SCRIPT;
     "BSFSampler" => Sampler Unsupported "BSF Sampler" SCRIPT;
-    "TCPSampler" => Sampler Unsupported "TCP Sampler" SOCKETS;
-    "kg.apc.jmeter.samplers.UDPSampler" => Sampler Unsupported "jp@gc - UDP Request" SOCKETS;
+    "TCPSampler" => Sampler Supported "TCP Sampler" "TCPClientImpl, BinaryTCPClientImpl, LengthPrefixedBinaryTCPClientImpl; per-user connections; `tcp.status.prefix` response scanning is not implemented";
+    "kg.apc.jmeter.samplers.UDPSampler" => Sampler Supported "jp@gc - UDP Request" "raw (Windows-1252) and HexStringUDPDecoder encoders; other decoder classes (DNSJavaDecoder) are Java code and a plan error";
     "kg.apc.jmeter.samplers.DummySampler" => Sampler Unsupported "jp@gc - Dummy Sampler" NO_PLUGIN;
     "JDBCSampler" => Sampler Unsupported "JDBC Request" PROTO;
     "JMSSampler" => Sampler Unsupported "JMS Point-to-Point" PROTO;
@@ -251,7 +250,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "ConfigTestElement" gui "HttpDefaultsGui" => Config Unsupported "HTTP Request Defaults" HTTP;
     "ConfigTestElement" gui "Http2DefaultsGui" => Config Unsupported "bzm - HTTP/2 Request Defaults" HTTP;
     "ConfigTestElement" gui "LoginConfigGui" => Config Unsupported "Login Config Element" HTTP;
-    "ConfigTestElement" gui "TCPConfigGui" => Config Unsupported "TCP Sampler Config" SOCKETS;
+    "ConfigTestElement" gui "TCPConfigGui" => Config Supported "TCP Sampler Config" "defaults merged into TCP Samplers in scope at plan time";
     "ConfigTestElement" gui "FtpConfigGui" => Config Unsupported "FTP Request Defaults" PROTO;
     "ConfigTestElement" gui "LdapConfigGui" => Config Unsupported "LDAP Request Defaults" PROTO;
     "ConfigTestElement" gui "SimpleConfigGui" => Config Unsupported "Simple Config Element" NO_PLUGIN;

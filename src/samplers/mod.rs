@@ -10,12 +10,16 @@
 //!
 //! Families here: [`java`] (Java Request with JMeter's `JavaTest` and `SleepTest`),
 //! [`debug`] (Debug Sampler), [`os_process`] (OS Process Sampler), [`flow_control`]
-//! (Flow Control Action).
+//! (Flow Control Action), [`udp`] (the native UDP sender behind Java Request classes and
+//! the jmeter-plugins UDP Request), [`tcp`] (TCP Sampler).
 
+pub mod bytes;
 pub mod debug;
 pub mod flow_control;
 pub mod java;
 pub mod os_process;
+pub mod tcp;
+pub mod udp;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -42,6 +46,10 @@ pub fn build(
         "SystemSampler" | "org.apache.jmeter.protocol.system.SystemSampler" => {
             Some(os_process::build(cx))
         }
+        "kg.apc.jmeter.samplers.UDPSampler" => Some(udp::plugin::build(cx)),
+        "TCPSampler" | "org.apache.jmeter.protocol.tcp.sampler.TCPSampler" => {
+            Some(tcp::build(cx, configs))
+        }
         _ => None,
     }
 }
@@ -64,6 +72,11 @@ impl Stopwatch {
     /// The start, epoch ms.
     pub fn start_ms(&self) -> i64 {
         self.start_ms
+    }
+
+    /// Milliseconds since the start (for latency and connect time).
+    pub fn elapsed_ms(&self) -> i64 {
+        i64::try_from(self.started.elapsed().as_millis()).unwrap_or(i64::MAX)
     }
 
     /// Records start, end and elapsed on `result` (end = start + elapsed).

@@ -24,7 +24,7 @@ const SLEEP_TEST_SLEEP_TIME: i64 = 1000;
 const SLEEP_TEST_SLEEP_MASK: i64 = 0x3ff;
 
 /// One sample of `org.apache.jmeter.protocol.java.test.JavaTest`.
-pub(super) async fn java_test(params: &Parameters, cx: &mut SampleContext<'_>) -> SampleResult {
+pub(super) async fn java_test(params: &Parameters<'_>, cx: &mut SampleContext<'_>) -> SampleResult {
     let sleep_time = params.long("Sleep_Time", JAVA_TEST_SLEEP_TIME);
     let sleep_mask = params.long("Sleep_Mask", JAVA_TEST_SLEEP_MASK);
     let label = match params.get("Label") {
@@ -66,7 +66,10 @@ struct SleepSetup {
 }
 
 /// One sample of `org.apache.jmeter.protocol.java.test.SleepTest`.
-pub(super) async fn sleep_test(params: &Parameters, cx: &mut SampleContext<'_>) -> SampleResult {
+pub(super) async fn sleep_test(
+    params: &Parameters<'_>,
+    cx: &mut SampleContext<'_>,
+) -> SampleResult {
     let setup = cx
         .user
         .slot(cx.element_id, || SleepSetup {

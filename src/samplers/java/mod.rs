@@ -1,9 +1,10 @@
 //! Java Request (`JavaSampler`): runs a Java client class with name/value parameters.
 //!
-//! jmxr cannot load Java classes; it emulates the two clients JMeter ships for trying
-//! plans out, `JavaTest` and `SleepTest` (see [`clients`]). Any other class is reported
-//! as a plan error at build time, and the sampler, if run anyway, fails each sample the
-//! way JMeter's stand-in client for a class it cannot load does.
+//! jmxr cannot load Java classes; a class runs when the class table ([`mapping`]) maps
+//! it to a native implementation: JMeter's `JavaTest` and `SleepTest` (see [`clients`]),
+//! or the UDP sender contract (`samplers::udp::sender`). Any other class is a plan error
+//! that says which property maps it, and the sampler, if run anyway, fails each sample
+//! the way JMeter's stand-in client for a class it cannot load does.
 //!
 //! Parameters follow JMeter's `JavaSampler`: the sampler's own `arguments`, then the
 //! arguments of every Java Request Defaults element in scope (innermost first) appended
@@ -13,6 +14,7 @@
 //! every sample, as JMeter builds a fresh parameter map per sample.
 
 mod clients;
+pub mod mapping;
 
 use std::sync::Arc;
 
@@ -24,7 +26,9 @@ use crate::plan::context::argument_rows;
 use crate::plan::{BuildContext, SampleContext, Sampler};
 use crate::results::SampleResult;
 
+use super::udp::sender::{UdpSender, MAX_UNFRAGMENTED_PAYLOAD};
 use super::{new_result, wall_clock_ms};
+use mapping::Native;
 
 /// The client class JMeter ships as a configurable dummy sampler.
 pub const JAVA_TEST: &str = "org.apache.jmeter.protocol.java.test.JavaTest";
@@ -44,10 +48,10 @@ pub struct JavaSampler {
 }
 
 /// Which Java client class the sampler runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
 enum Client {
     JavaTest,
     SleepTest,
+    Udp(Arc<UdpSender>),
     /// A class jmxr cannot run; `classname` is the name as JMeter reports it.
     Missing {
         classname: String,
@@ -74,14 +78,16 @@ pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn 
     // `classname`; a name supplied only by defaults therefore never loads, but it is
     // the name JMeter's failing samples show.
     let own = cx.raw("classname").unwrap_or("");
-    let client = match own.trim() {
-        JAVA_TEST => Client::JavaTest,
-        SLEEP_TEST => Client::SleepTest,
-        other => {
-            cx.error(format!(
-                "Java Request class {other:?} is not available; jmxr emulates only \
-                 {JAVA_TEST} and {SLEEP_TEST}"
-            ));
+    let client = match mapping::resolve(own.trim(), cx.properties) {
+        Ok(Native::JavaTest) => Client::JavaTest,
+        Ok(Native::SleepTest) => Client::SleepTest,
+        Ok(Native::Udp) => {
+            let warned = warn_about_fragmentation(cx, &params);
+            Client::Udp(UdpSender::new(warned))
+        }
+        Err(why) => {
+            let names: Vec<&str> = params.iter().map(|(name, _)| name.as_str()).collect();
+            cx.error(mapping::unmapped_message(own.trim(), &why, &names));
             let classname = if own.is_empty() {
                 defaults_classname(&applicable).unwrap_or("")
             } else {
@@ -93,6 +99,28 @@ pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn 
         }
     };
     Arc::new(JavaSampler { client, params })
+}
+
+/// A constant `packetSize` above what one Ethernet frame carries is sent as IP
+/// fragments: legal, but one lost fragment loses the datagram, which distorts loss
+/// figures. Worth a warning, not a refusal. Returns whether it warned (a size given by
+/// an expression is checked at the first sample instead).
+fn warn_about_fragmentation(cx: &mut BuildContext<'_>, params: &[(String, Template)]) -> bool {
+    let Some((_, size)) = params.iter().find(|(name, _)| name == "packetSize") else {
+        return false;
+    };
+    let size = size
+        .is_constant()
+        .then(|| java_long_decode(size.raw().trim()))
+        .flatten();
+    if let Some(size) = size.filter(|size| *size > MAX_UNFRAGMENTED_PAYLOAD) {
+        cx.warn(format!(
+            "packetSize {size} is above {MAX_UNFRAGMENTED_PAYLOAD} bytes: each datagram \
+             is sent as IP fragments (MTU 1500), and one lost fragment loses the datagram"
+        ));
+        return true;
+    }
+    false
 }
 
 /// Whether a config element applies to a Java Request: JMeter checks its GUI class.
@@ -116,6 +144,7 @@ impl Sampler for JavaSampler {
         let mut result = match &self.client {
             Client::JavaTest => clients::java_test(&params, cx).await,
             Client::SleepTest => clients::sleep_test(&params, cx).await,
+            Client::Udp(sender) => sender.sample(&params, cx).await?,
             Client::Missing { classname } => missing_class(classname, cx),
         };
         // JMeter labels a result its client left unlabelled with the element's name.
@@ -128,14 +157,15 @@ impl Sampler for JavaSampler {
 
 impl JavaSampler {
     /// This sample's parameter map (JMeter's `JavaSamplerContext`).
-    fn evaluate(&self, cx: &mut SampleContext<'_>) -> Parameters {
+    fn evaluate(&self, cx: &mut SampleContext<'_>) -> Parameters<'_> {
         let mut eval = cx.user.eval(&cx.label);
-        let mut values: Vec<(String, String)> = self
-            .params
-            .iter()
-            .map(|(name, template)| (name.clone(), template.eval(&mut eval)))
-            .collect();
-        values.push((ELEMENT_NAME.to_string(), cx.label.to_string()));
+        let mut values: Vec<(&str, String)> = Vec::with_capacity(self.params.len() + 1);
+        values.extend(
+            self.params
+                .iter()
+                .map(|(name, template)| (name.as_str(), template.eval(&mut eval))),
+        );
+        values.push((ELEMENT_NAME, cx.label.to_string()));
         Parameters(values)
     }
 }
@@ -154,15 +184,16 @@ fn missing_class(classname: &str, cx: &SampleContext<'_>) -> SampleResult {
     result
 }
 
-/// Parameters of one sample, in order; the first occurrence of a name wins.
-pub struct Parameters(Vec<(String, String)>);
+/// Parameters of one sample, in order; the first occurrence of a name wins. Names are
+/// borrowed from the plan (a sample allocates only the values).
+pub struct Parameters<'a>(Vec<(&'a str, String)>);
 
-impl Parameters {
+impl Parameters<'_> {
     /// The value of `name`, or `None` when it was not given (present but empty is `Some("")`).
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0
             .iter()
-            .find(|(n, _)| n == name)
+            .find(|(n, _)| *n == name)
             .map(|(_, v)| v.as_str())
     }
 
@@ -257,9 +288,9 @@ mod tests {
     #[test]
     fn first_occurrence_of_a_parameter_wins() {
         let params = Parameters(vec![
-            ("A".into(), "1".into()),
-            ("A".into(), "2".into()),
-            ("N".into(), "x".into()),
+            ("A", "1".into()),
+            ("A", "2".into()),
+            ("N", "x".into()),
         ]);
         assert_eq!(params.get("A"), Some("1"));
         assert_eq!(params.get("B"), None);

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# UDP send rate of jmxr against a minimal sendto loop, both into the same draining
+# receiver (`jmxr udp-sink`) on 127.0.0.1.
+#
+#   1. bench/sendto_loop.rs (plain blocking sendto, one thread): the baseline rate;
+#   2. jmxr, one virtual user, intervalMs=0, 100-byte datagrams, writing the .jtl;
+#   3. jmxr, 20 virtual users, same plan.
+# For each: datagrams sent and received, rate, and (for jmxr) peak RSS.
+# Done when: (2) >= 0.7 x (1), and (3) >= (1).
+#
+# usage: bench/udp.sh            (DURATION=10 PORT=39877)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+DURATION="${DURATION:-10}"
+PORT="${PORT:-39877}"
+PLAN="$ROOT/jmx-fixtures/bench/udp_sender.jmx"
+WORK="$(mktemp -d)"
+SINK_PID=""
+cleanup() { [ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml"
+JMXR="$ROOT/target/release/jmxr"
+rustc -O --edition 2021 "$ROOT/bench/sendto_loop.rs" -o "$WORK/sendto_loop"
+
+# Starts a sink for one measurement; its summary goes to $WORK/$1.sink.
+start_sink() {
+  "$JMXR" udp-sink --port "$PORT" --duration "$((DURATION + 30))" >"$WORK/$1.sink" 2>&1 &
+  SINK_PID=$!
+  sleep 0.5
+}
+# Stops the sink (Ctrl-C: it prints its summary) and sets RECEIVED from it.
+stop_sink() {
+  sleep 0.5
+  kill -INT "$SINK_PID"; wait "$SINK_PID" || true; SINK_PID=""
+  RECEIVED=$(awk '/^udp-sink:/ {print $2}' "$WORK/$1.sink")
+}
+
+start_sink loop
+read -r LOOP_SENT LOOP_SECONDS LOOP_RATE < <("$WORK/sendto_loop" "127.0.0.1:$PORT" "$DURATION" 100)
+stop_sink loop
+printf "%-14s sent=%-9s received=%-9s rate=%8.0f/s\n" "sendto loop" "$LOOP_SENT" "$RECEIVED" "$LOOP_RATE"
+
+run_jmxr() { # threads
+  local threads="$1" name="jmxr_$1"
+  start_sink "$name"
+  /usr/bin/time -f "%M" -o "$WORK/$name.rss" "$JMXR" -n -t "$PLAN" -l "$WORK/$name.jtl" \
+    -Jthreads="$threads" -Jrampup=0 -Jduration="$DURATION" -Judp.port="$PORT" \
+    -Judp.interval=0 -Judp.packet_size=100 \
+    >"$WORK/$name.out" 2>&1
+  stop_sink "$name"
+  local sent; sent=$(($(wc -l < "$WORK/$name.jtl") - 1))
+  local rate; rate=$(echo "$sent / $DURATION" | bc -l)
+  printf "%-14s sent=%-9s received=%-9s rate=%8.0f/s  (%.2fx the loop)  peak_rss=%.1f MB\n" \
+    "jmxr $threads user(s)" "$sent" "$RECEIVED" "$rate" "$(echo "$rate / $LOOP_RATE" | bc -l)" \
+    "$(echo "$(cat "$WORK/$name.rss") / 1024" | bc -l)"
+}
+
+run_jmxr 1
+run_jmxr 20
