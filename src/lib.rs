@@ -4,7 +4,7 @@
 //! typed, scoped, pre-compiled elements, [`engine`] runs virtual users through it, and
 //! every sample flows over the bounded bus in [`results`] to the sinks (`.jtl` writers,
 //! the console summariser). [`expr`] compiles `${...}` expressions; [`samplers`] speak
-//! the protocols. [`cli`] turns JMeter's command line into a run configuration;
+//! the protocols; [`report`] writes the HTML dashboard. [`cli`] turns JMeter's command line into a run configuration;
 //! [`check`] reports what jmxr would do with each element of a plan.
 
 pub mod check;
@@ -13,6 +13,7 @@ pub mod engine;
 pub mod expr;
 pub mod jmx;
 pub mod plan;
+pub mod report;
 pub mod results;
 pub mod run;
 pub mod runlog;

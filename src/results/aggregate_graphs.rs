@@ -1,0 +1,320 @@
+//! The dashboard's graphs, accumulated per series and per time bucket as JMeter's graph
+//! consumers define them (`processor/graph/impl`): which time a sample is bucketed by (start
+//! for hits, end otherwise), whether Transaction Controller samples count, and whether a
+//! bucket shows a mean, a per-second rate or a count.
+
+use std::collections::BTreeMap;
+
+use super::aggregate::{Aggregator, AggregateSettings, ApdexThresholds, Observation};
+use super::percentile::Distribution;
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Acc {
+    sum: f64,
+    count: u64,
+}
+
+/// Series name → x → accumulated values.
+type SeriesMap = BTreeMap<String, BTreeMap<i64, Acc>>;
+
+fn add_to(map: &mut SeriesMap, series: &str, x: i64, value: f64) {
+    if !map.contains_key(series) {
+        map.insert(series.to_string(), BTreeMap::new());
+    }
+    if let Some(points) = map.get_mut(series) {
+        let acc = points.entry(x).or_default();
+        acc.sum += value;
+        acc.count += 1;
+    }
+}
+
+/// Per-second samples in one end-time second, for the "vs Request" graphs.
+#[derive(Debug, Clone)]
+struct SecondBucket {
+    count: u64,
+    ok_elapsed: Distribution,
+    ko_elapsed: Distribution,
+    ok_latency: Distribution,
+    ko_latency: Distribution,
+}
+
+/// The running state of every default graph.
+#[derive(Debug, Clone)]
+pub struct GraphAccumulators {
+    granularity: i64,
+    distribution_granularity: i64,
+    apdex: ApdexThresholds,
+    response_times: SeriesMap,
+    latencies: SeriesMap,
+    connect: SeriesMap,
+    threads: SeriesMap,
+    bytes: SeriesMap,
+    hits: SeriesMap,
+    codes: SeriesMap,
+    total_tps: SeriesMap,
+    tps: SeriesMap,
+    distribution: SeriesMap,
+    time_vs_threads: SeriesMap,
+    synthetic: [u64; 4],
+    percentiles_over_time: BTreeMap<i64, Distribution>,
+    seconds: BTreeMap<i64, SecondBucket>,
+}
+
+/// Which page a graph is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Page {
+    OverTime,
+    Throughput,
+    ResponseTimes,
+}
+
+/// How the x axis reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum XAxis {
+    /// Epoch ms.
+    Time,
+    Number,
+    /// Bars with names (the synthetic distribution).
+    Category,
+}
+
+/// A finished graph, ready to draw.
+#[derive(Debug, Clone)]
+pub struct Graph {
+    pub id: &'static str,
+    pub title: String,
+    pub page: Page,
+    pub x_axis: XAxis,
+    pub x_label: &'static str,
+    pub y_label: &'static str,
+    /// Bucket width for over-time graphs, ms.
+    pub granularity: Option<i64>,
+    pub series: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+#[derive(Clone, Copy)]
+enum Mode {
+    Mean,
+    /// Sum per second of bucket.
+    Rate(i64),
+    Count,
+}
+
+fn finish(map: &SeriesMap, mode: Mode) -> Vec<(String, Vec<(f64, f64)>)> {
+    map.iter()
+        .map(|(name, points)| {
+            let data = points
+                .iter()
+                .map(|(&x, acc)| {
+                    let y = match mode {
+                        Mode::Mean => acc.sum / acc.count as f64,
+                        Mode::Rate(g) => acc.sum / (g as f64 / 1000.0),
+                        Mode::Count => acc.count as f64,
+                    };
+                    (x as f64, y)
+                })
+                .collect();
+            (name.clone(), data)
+        })
+        .collect()
+}
+
+impl GraphAccumulators {
+    pub fn new(settings: &AggregateSettings) -> GraphAccumulators {
+        GraphAccumulators {
+            granularity: settings.granularity,
+            distribution_granularity: settings.distribution_granularity,
+            apdex: settings.apdex,
+            response_times: SeriesMap::new(),
+            latencies: SeriesMap::new(),
+            connect: SeriesMap::new(),
+            threads: SeriesMap::new(),
+            bytes: SeriesMap::new(),
+            hits: SeriesMap::new(),
+            codes: SeriesMap::new(),
+            total_tps: SeriesMap::new(),
+            tps: SeriesMap::new(),
+            distribution: SeriesMap::new(),
+            time_vs_threads: SeriesMap::new(),
+            synthetic: [0; 4],
+            percentiles_over_time: BTreeMap::new(),
+            seconds: BTreeMap::new(),
+        }
+    }
+
+    pub fn add(&mut self, o: &Observation, controller: bool) {
+        let g = self.granularity;
+        let end = o.end - o.end.rem_euclid(g);
+        let start = o.start - o.start.rem_euclid(g);
+        add_to(&mut self.response_times, o.label, end, o.elapsed as f64);
+        add_to(&mut self.latencies, o.label, end, o.latency as f64);
+        add_to(&mut self.connect, o.label, end, o.connect as f64);
+        let group = o.thread_name.rsplit_once(' ').map_or(o.thread_name, |(g, _)| g);
+        add_to(&mut self.threads, group, end, o.grp_threads as f64);
+        let outcome = if o.success { "success" } else { "failure" };
+        add_to(&mut self.total_tps, &format!("Transaction-{outcome}"), end, 1.0);
+        add_to(&mut self.tps, &format!("{}-{outcome}", o.label), end, 1.0);
+        let d = self.distribution_granularity;
+        add_to(&mut self.distribution, o.label, o.elapsed - o.elapsed.rem_euclid(d), 1.0);
+        add_to(&mut self.time_vs_threads, o.label, o.all_threads, o.elapsed as f64);
+        if controller {
+            return;
+        }
+        add_to(&mut self.bytes, "Bytes received per second", end, o.bytes as f64);
+        add_to(&mut self.bytes, "Bytes sent per second", end, o.sent_bytes as f64);
+        add_to(&mut self.hits, "hitsPerSecond", start, 1.0);
+        let code = if o.response_code.is_empty() { "EMPTY_RES_CODE" } else { o.response_code };
+        add_to(&mut self.codes, code, end, 1.0);
+        self.synthetic[match () {
+            _ if !o.success => 3,
+            _ if o.elapsed <= self.apdex.satisfied => 0,
+            _ if o.elapsed <= self.apdex.tolerated => 1,
+            _ => 2,
+        }] += 1;
+        if o.success {
+            self.percentiles_over_time
+                .entry(end)
+                .or_insert_with(|| Distribution::new(0))
+                .add(o.elapsed);
+        }
+        let second = o.end - o.end.rem_euclid(1000);
+        let bucket = self.seconds.entry(second).or_insert_with(|| SecondBucket {
+            count: 0,
+            ok_elapsed: Distribution::new(0),
+            ko_elapsed: Distribution::new(0),
+            ok_latency: Distribution::new(0),
+            ko_latency: Distribution::new(0),
+        });
+        bucket.count += 1;
+        if o.success {
+            bucket.ok_elapsed.add(o.elapsed);
+            bucket.ok_latency.add(o.latency);
+        } else {
+            bucket.ko_elapsed.add(o.elapsed);
+            bucket.ko_latency.add(o.latency);
+        }
+    }
+}
+
+fn graph(
+    id: &'static str,
+    title: &str,
+    page: Page,
+    x_axis: XAxis,
+    labels: (&'static str, &'static str),
+    granularity: Option<i64>,
+    series: Vec<(String, Vec<(f64, f64)>)>,
+) -> Graph {
+    Graph {
+        id,
+        title: title.to_string(),
+        page,
+        x_axis,
+        x_label: labels.0,
+        y_label: labels.1,
+        granularity,
+        series,
+    }
+}
+
+/// Every default graph, finished.
+pub fn graphs(agg: &Aggregator) -> Vec<Graph> {
+    let a = &agg.graphs;
+    let g = Some(a.granularity);
+    let time = "Elapsed time";
+    vec![
+        graph("responseTimesOverTime", "Response Time Over Time", Page::OverTime, XAxis::Time, (time, "Average response time in ms"), g, finish(&a.response_times, Mode::Mean)),
+        graph("responseTimePercentilesOverTime", "Response Time Percentiles Over Time (successful requests only)", Page::OverTime, XAxis::Time, (time, "Response time in ms"), g, percentiles_over_time(agg)),
+        graph("activeThreadsOverTime", "Active Threads Over Time", Page::OverTime, XAxis::Time, (time, "Number of active threads"), g, finish(&a.threads, Mode::Mean)),
+        graph("bytesThroughputOverTime", "Bytes Throughput Over Time", Page::OverTime, XAxis::Time, (time, "Bytes / sec"), g, finish(&a.bytes, Mode::Rate(a.granularity))),
+        graph("latenciesOverTime", "Latencies Over Time", Page::OverTime, XAxis::Time, (time, "Average latency in ms"), g, finish(&a.latencies, Mode::Mean)),
+        graph("connectTimeOverTime", "Connect Time Over Time", Page::OverTime, XAxis::Time, (time, "Average connect time in ms"), g, finish(&a.connect, Mode::Mean)),
+        graph("hitsPerSecond", "Hits Per Second", Page::Throughput, XAxis::Time, (time, "Number of hits / sec"), g, finish(&a.hits, Mode::Rate(a.granularity))),
+        graph("codesPerSecond", "Codes Per Second", Page::Throughput, XAxis::Time, (time, "Number of responses / sec"), g, finish(&a.codes, Mode::Rate(a.granularity))),
+        graph("transactionsPerSecond", "Transactions Per Second", Page::Throughput, XAxis::Time, (time, "Number of transactions / sec"), g, finish(&a.tps, Mode::Rate(a.granularity))),
+        graph("totalTPS", "Total Transactions Per Second", Page::Throughput, XAxis::Time, (time, "Number of transactions / sec"), g, finish(&a.total_tps, Mode::Rate(a.granularity))),
+        graph("responseTimeVsRequest", "Response Time Vs Request", Page::Throughput, XAxis::Number, ("Global number of requests per second", "Median response time in ms"), None, vs_request(a, false)),
+        graph("latencyVsRequest", "Latencies Vs Request", Page::Throughput, XAxis::Number, ("Global number of requests per second", "Median latency in ms"), None, vs_request(a, true)),
+        graph("responseTimePercentiles", "Response Time Percentiles", Page::ResponseTimes, XAxis::Number, ("Percentiles", "Percentile value in ms"), None, label_percentiles(agg)),
+        graph("timeVsThreads", "Time VS Threads", Page::ResponseTimes, XAxis::Number, ("Number of active threads", "Average response time in ms"), None, finish(&a.time_vs_threads, Mode::Mean)),
+        graph("responseTimeDistribution", "Response Time Distribution", Page::ResponseTimes, XAxis::Number, ("Response time in ms", "Number of responses"), Some(a.distribution_granularity), finish(&a.distribution, Mode::Count)),
+        graph("syntheticResponseTimeDistribution", "Synthetic Response Times Distribution", Page::ResponseTimes, XAxis::Category, ("", "Number of responses"), None, synthetic(a)),
+    ]
+}
+
+fn percentiles_over_time(agg: &Aggregator) -> Vec<(String, Vec<(f64, f64)>)> {
+    let [p1, p2, p3] = agg.settings.percentiles;
+    let names = [
+        "Min".to_string(),
+        "Max".to_string(),
+        "Median".to_string(),
+        format!("{p1}th percentile"),
+        format!("{p2}th percentile"),
+        format!("{p3}th percentile"),
+    ];
+    let mut series: Vec<(String, Vec<(f64, f64)>)> =
+        names.into_iter().map(|n| (n, Vec::new())).collect();
+    for (&x, d) in &agg.graphs.percentiles_over_time {
+        let values = d.percentiles(&[0.0, 100.0, 50.0, p1, p2, p3]);
+        for (s, v) in series.iter_mut().zip(values) {
+            s.1.push((x as f64, v));
+        }
+    }
+    series
+}
+
+fn vs_request(a: &GraphAccumulators, latency: bool) -> Vec<(String, Vec<(f64, f64)>)> {
+    let mut ok: BTreeMap<u64, Distribution> = BTreeMap::new();
+    let mut ko: BTreeMap<u64, Distribution> = BTreeMap::new();
+    for b in a.seconds.values() {
+        let (s, f) = if latency {
+            (&b.ok_latency, &b.ko_latency)
+        } else {
+            (&b.ok_elapsed, &b.ko_elapsed)
+        };
+        if !s.is_empty() {
+            ok.entry(b.count).or_insert_with(|| Distribution::new(0)).merge(s);
+        }
+        if !f.is_empty() {
+            ko.entry(b.count).or_insert_with(|| Distribution::new(0)).merge(f);
+        }
+    }
+    let median = |m: &BTreeMap<u64, Distribution>| {
+        m.iter()
+            .map(|(&x, d)| (x as f64, d.percentiles(&[50.0])[0]))
+            .collect()
+    };
+    vec![
+        ("Successes".to_string(), median(&ok)),
+        ("Failures".to_string(), median(&ko)),
+    ]
+}
+
+fn label_percentiles(agg: &Aggregator) -> Vec<(String, Vec<(f64, f64)>)> {
+    let ps: Vec<f64> = (0..1000).map(|i| i as f64 / 10.0).collect();
+    let mut labels: Vec<_> = agg.labels.iter().collect();
+    labels.sort_by(|a, b| a.0.cmp(b.0));
+    labels
+        .into_iter()
+        .map(|(name, s)| {
+            let values = s.distribution.percentiles(&ps);
+            (name.clone(), ps.iter().copied().zip(values).collect())
+        })
+        .collect()
+}
+
+fn synthetic(a: &GraphAccumulators) -> Vec<(String, Vec<(f64, f64)>)> {
+    let t = a.apdex;
+    let names = [
+        format!("Requests having response time <= {}ms", t.satisfied),
+        format!("Requests having response time > {}ms and <= {}ms", t.satisfied, t.tolerated),
+        format!("Requests having response time > {}ms", t.tolerated),
+        "Requests in error".to_string(),
+    ];
+    names
+        .into_iter()
+        .zip(a.synthetic)
+        .enumerate()
+        .map(|(i, (n, c))| (n, vec![(i as f64, c as f64)]))
+        .collect()
+}
