@@ -24,6 +24,7 @@ fn main() -> ExitCode {
             Outcome::Completed
         }
         Command::Check(config) => run::check(&config, &mut std::io::stdout()),
+        Command::Report(config) => run::report(&config),
         Command::Run(config) => {
             let runtime = match tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
