@@ -28,13 +28,28 @@ fn stderr(output: &std::process::Output) -> String {
 #[test]
 fn statistics_json_equals_jmeters_for_the_conformance_file() {
     let work = tempfile::tempdir().unwrap();
-    let output = jmxr(work.path(), &["-g", &batch("HTMLReportTestFile.csv"), "-o", "report"]);
+    let output = jmxr(
+        work.path(),
+        &["-g", &batch("HTMLReportTestFile.csv"), "-o", "report"],
+    );
     assert!(output.status.success(), "{}", stderr(&output));
-    let expected = json(&conformance().join("jmeter-batch/dist-check-resources/HTMLReportExpect.json"));
+    let expected =
+        json(&conformance().join("jmeter-batch/dist-check-resources/HTMLReportExpect.json"));
     let actual = json(&work.path().join("report/statistics.json"));
     assert_eq!(actual, expected);
-    for page in ["index.html", "content/pages/OverTime.html", "content/pages/Throughput.html", "content/pages/ResponseTimes.html", "content/js/charts.js", "content/js/report-data.js", "content/css/dashboard.css"] {
-        assert!(work.path().join("report").join(page).is_file(), "{page} missing");
+    for page in [
+        "index.html",
+        "content/pages/OverTime.html",
+        "content/pages/Throughput.html",
+        "content/pages/ResponseTimes.html",
+        "content/js/charts.js",
+        "content/js/report-data.js",
+        "content/css/dashboard.css",
+    ] {
+        assert!(
+            work.path().join("report").join(page).is_file(),
+            "{page} missing"
+        );
     }
 }
 
@@ -43,7 +58,10 @@ fn a_file_without_response_code_fails_and_leaves_the_folder_empty() {
     let work = tempfile::tempdir().unwrap();
     std::fs::create_dir(work.path().join("empty")).unwrap();
     for out in ["empty", "missing"] {
-        let output = jmxr(work.path(), &["-g", &batch("HTMLReportFalseTestFile.csv"), "-o", out]);
+        let output = jmxr(
+            work.path(),
+            &["-g", &batch("HTMLReportFalseTestFile.csv"), "-o", out],
+        );
         assert_eq!(output.status.code(), Some(1));
         assert!(
             stderr(&output).contains("Error while processing samples: Consumer failed with message :No column <responseCode>"),
@@ -51,10 +69,22 @@ fn a_file_without_response_code_fails_and_leaves_the_folder_empty() {
             stderr(&output)
         );
     }
-    assert_eq!(std::fs::read_dir(work.path().join("empty")).unwrap().count(), 0);
+    assert_eq!(
+        std::fs::read_dir(work.path().join("empty"))
+            .unwrap()
+            .count(),
+        0
+    );
     assert!(!work.path().join("missing").exists());
-    let names: Vec<_> = std::fs::read_dir(work.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(names, vec![std::ffi::OsString::from("empty")], "no temporary folder is left");
+    let names: Vec<_> = std::fs::read_dir(work.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        names,
+        vec![std::ffi::OsString::from("empty")],
+        "no temporary folder is left"
+    );
 }
 
 #[test]
@@ -65,7 +95,11 @@ fn a_non_empty_output_folder_is_refused_unless_forced() {
     let input = batch("HTMLReportTestFile.csv");
     let output = jmxr(work.path(), &["-g", &input, "-o", "out"]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("as folder is not empty"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("as folder is not empty"),
+        "{}",
+        stderr(&output)
+    );
     let output = jmxr(work.path(), &["-g", &input, "-o", "out", "-f"]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(!work.path().join("out/old.txt").exists());
@@ -79,12 +113,21 @@ fn several_files_merge_into_one_report() {
     let lines: Vec<&str> = text.lines().collect();
     let (header, rows) = (lines[0], &lines[1..]);
     let half = rows.len() / 2;
-    std::fs::write(work.path().join("a.jtl"), format!("{header}\n{}\n", rows[..half].join("\n"))).unwrap();
+    std::fs::write(
+        work.path().join("a.jtl"),
+        format!("{header}\n{}\n", rows[..half].join("\n")),
+    )
+    .unwrap();
     // The second machine's file has no header: the save properties describe it.
-    std::fs::write(work.path().join("b.jtl"), format!("{}\n", rows[half..].join("\n"))).unwrap();
+    std::fs::write(
+        work.path().join("b.jtl"),
+        format!("{}\n", rows[half..].join("\n")),
+    )
+    .unwrap();
     let output = jmxr(work.path(), &["-g", "a.jtl", "-g", "b.jtl", "-o", "merged"]);
     assert!(output.status.success(), "{}", stderr(&output));
-    let expected = json(&conformance().join("jmeter-batch/dist-check-resources/HTMLReportExpect.json"));
+    let expected =
+        json(&conformance().join("jmeter-batch/dist-check-resources/HTMLReportExpect.json"));
     assert_eq!(json(&work.path().join("merged/statistics.json")), expected);
 }
 
@@ -92,11 +135,22 @@ fn several_files_merge_into_one_report() {
 fn a_truncated_last_line_warns_and_the_report_uses_complete_rows() {
     let work = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(batch("HTMLReportTestFile.csv")).unwrap();
-    std::fs::write(work.path().join("cut.jtl"), format!("{text}1551783687000,12,JR-O")).unwrap();
+    std::fs::write(
+        work.path().join("cut.jtl"),
+        format!("{text}1551783687000,12,JR-O"),
+    )
+    .unwrap();
     let output = jmxr(work.path(), &["-g", "cut.jtl", "-o", "out"]);
     assert!(output.status.success(), "{}", stderr(&output));
-    assert!(stderr(&output).contains("cut.jtl:257: incomplete last line ignored"), "{}", stderr(&output));
-    assert_eq!(json(&work.path().join("out/statistics.json"))["Total"]["sampleCount"], 255);
+    assert!(
+        stderr(&output).contains("cut.jtl:257: incomplete last line ignored"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(
+        json(&work.path().join("out/statistics.json"))["Total"]["sampleCount"],
+        255
+    );
 }
 
 #[test]
@@ -104,10 +158,18 @@ fn a_garbage_line_is_a_clear_error() {
     let work = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(batch("HTMLReportTestFile.csv")).unwrap();
     let (head, tail) = text.split_at(text.find('\n').unwrap() + 1);
-    std::fs::write(work.path().join("bad.jtl"), format!("{head}<html>oops</html>\n{tail}")).unwrap();
+    std::fs::write(
+        work.path().join("bad.jtl"),
+        format!("{head}<html>oops</html>\n{tail}"),
+    )
+    .unwrap();
     let output = jmxr(work.path(), &["-g", "bad.jtl", "-o", "out"]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("bad.jtl:2: expected 17 fields"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("bad.jtl:2: expected 17 fields"),
+        "{}",
+        stderr(&output)
+    );
     assert!(!work.path().join("out").exists());
 }
 
@@ -116,7 +178,10 @@ fn a_run_with_e_writes_the_report_from_live_aggregates() {
     let work = tempfile::tempdir().unwrap();
     let plan = fixtures().join("report/debug_two_samplers.jmx");
     let plan = plan.to_str().unwrap();
-    let output = jmxr(work.path(), &["-n", "-t", plan, "-l", "out.jtl", "-e", "-o", "live"]);
+    let output = jmxr(
+        work.path(),
+        &["-n", "-t", plan, "-l", "out.jtl", "-e", "-o", "live"],
+    );
     assert!(output.status.success(), "{}", stderr(&output));
     let live = json(&work.path().join("live/statistics.json"));
     assert_eq!(live["Total"]["sampleCount"], 100);
@@ -127,9 +192,19 @@ fn a_run_with_e_writes_the_report_from_live_aggregates() {
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(live, json(&work.path().join("again/statistics.json")));
     // JMeter's rules: -e needs an empty -l file and an empty -o folder, unless -f.
-    let output = jmxr(work.path(), &["-n", "-t", plan, "-l", "out.jtl", "-e", "-o", "other"]);
+    let output = jmxr(
+        work.path(),
+        &["-n", "-t", plan, "-l", "out.jtl", "-e", "-o", "other"],
+    );
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("is not empty"), "{}", stderr(&output));
-    let output = jmxr(work.path(), &["-n", "-t", plan, "-l", "out.jtl", "-e", "-o", "live", "-f"]);
+    assert!(
+        stderr(&output).contains("is not empty"),
+        "{}",
+        stderr(&output)
+    );
+    let output = jmxr(
+        work.path(),
+        &["-n", "-t", plan, "-l", "out.jtl", "-e", "-o", "live", "-f"],
+    );
     assert!(output.status.success(), "{}", stderr(&output));
 }

@@ -298,9 +298,10 @@ impl RawArgs {
                     .into(),
             ));
         }
-        let out = self.report_out.clone().ok_or_else(|| {
-            CliError::Usage("Option -g requires -o (the report folder)".into())
-        })?;
+        let out = self
+            .report_out
+            .clone()
+            .ok_or_else(|| CliError::Usage("Option -g requires -o (the report folder)".into()))?;
         Ok(ReportConfig {
             jtls: self.report_from.clone(),
             out,
@@ -473,7 +474,10 @@ mod tests {
         assert_eq!(config.jtls.len(), 2);
         assert!(config.force_delete);
         let err = args("-n -t p.jmx -e -o out").resolve().unwrap_err();
-        assert!(err.to_string().contains("Option -e requires -l option"), "{err}");
+        assert!(
+            err.to_string().contains("Option -e requires -l option"),
+            "{err}"
+        );
         assert!(args("-g a.jtl").resolve().is_err());
         assert!(args("-g a.jtl -l x.jtl -o out").resolve().is_err());
         let Command::Run(run) = args("-n -t p.jmx -l x.jtl -e -o out").resolve().unwrap() else {

@@ -46,7 +46,11 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
 
 /// Writes every file of the report under `dir` (created).
 pub fn write_all(agg: &Aggregator, info: &ReportInfo, dir: &Path) -> Result<(), String> {
-    let title = if info.title.is_empty() { DEFAULT_TITLE } else { &info.title };
+    let title = if info.title.is_empty() {
+        DEFAULT_TITLE
+    } else {
+        &info.title
+    };
     let title = escape(title);
     let graphs = graphs(agg);
     write(&dir.join("statistics.json"), &statistics_json(agg))?;
@@ -79,14 +83,17 @@ pub fn write_all(agg: &Aggregator, info: &ReportInfo, dir: &Path) -> Result<(), 
     ] {
         let mut charts = String::new();
         for g in graphs.iter().filter(|g| g.page == page) {
-            let _ = write!(
+            let _ = writeln!(
                 charts,
-                "<section class=\"panel\"><h2>{}</h2><div class=\"chart\" data-graph=\"{}\"></div></section>\n",
+                "<section class=\"panel\"><h2>{}</h2><div class=\"chart\" data-graph=\"{}\"></div></section>",
                 escape(&g.title),
                 g.id
             );
         }
-        let html = fill(PAGE, &[("TITLE", &title), ("HEADING", heading), ("CHARTS", &charts)]);
+        let html = fill(
+            PAGE,
+            &[("TITLE", &title), ("HEADING", heading), ("CHARTS", &charts)],
+        );
         write(&dir.join("content/pages").join(file), &html)?;
     }
     Ok(())
@@ -97,7 +104,10 @@ fn date(ms: i64) -> String {
     chrono::Local
         .timestamp_millis_opt(ms)
         .earliest()
-        .map_or_else(|| ms.to_string(), |t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+        .map_or_else(
+            || ms.to_string(),
+            |t| t.format("%Y-%m-%d %H:%M:%S").to_string(),
+        )
 }
 
 fn info_table(agg: &Aggregator, info: &ReportInfo) -> String {
@@ -132,7 +142,10 @@ fn tr(cells: &[String], class: &str) -> String {
 }
 
 fn th(names: &[&str]) -> String {
-    let ths: String = names.iter().map(|n| format!("<th>{}</th>", escape(n))).collect();
+    let ths: String = names
+        .iter()
+        .map(|n| format!("<th>{}</th>", escape(n)))
+        .collect();
     format!("<tr>{ths}</tr>")
 }
 
@@ -154,7 +167,12 @@ fn apdex_table(agg: &Aggregator) -> String {
     let t = agg.settings.apdex;
     let total = &agg.apdex_total;
     let mut rows = vec![tr(
-        &[format!("{:.3}", total.apdex_score(total.count)), ms(t.satisfied), ms(t.tolerated), TOTAL.into()],
+        &[
+            format!("{:.3}", total.apdex_score(total.count)),
+            ms(t.satisfied),
+            ms(t.tolerated),
+            TOTAL.into(),
+        ],
         "total",
     )];
     let mut labels: Vec<(f64, &String, &Summary)> = agg
@@ -165,17 +183,31 @@ fn apdex_table(agg: &Aggregator) -> String {
     labels.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
     for (score, label, s) in labels {
         rows.push(tr(
-            &[format!("{score:.3}"), ms(s.apdex.satisfied), ms(s.apdex.tolerated), escape(label)],
+            &[
+                format!("{score:.3}"),
+                ms(s.apdex.satisfied),
+                ms(s.apdex.tolerated),
+                escape(label),
+            ],
             if s.is_controller { "controller" } else { "" },
         ));
     }
-    let head = th(&["Apdex", "T (Toleration threshold)", "F (Frustration threshold)", "Label"]);
+    let head = th(&[
+        "Apdex",
+        "T (Toleration threshold)",
+        "F (Frustration threshold)",
+        "Label",
+    ]);
     table("apdexTable", &head, &rows)
 }
 
 fn statistics_row(label: &str, s: &Summary, agg: &Aggregator, class: &str) -> String {
     let r = row_stats(s, agg.settings.percentiles);
-    let pct = if s.count == 0 { 0.0 } else { s.errors as f64 * 100.0 / s.count as f64 };
+    let pct = if s.count == 0 {
+        0.0
+    } else {
+        s.errors as f64 * 100.0 / s.count as f64
+    };
     tr(
         &[
             escape(label),
@@ -208,8 +240,20 @@ fn statistics_table(agg: &Aggregator) -> String {
     let head = format!(
         "{groups}{}",
         th(&[
-            "Label", "#Samples", "FAIL", "Error %", "Average", "Min", "Max", "Median", &p1, &p2, &p3,
-            "Transactions/s", "Received", "Sent",
+            "Label",
+            "#Samples",
+            "FAIL",
+            "Error %",
+            "Average",
+            "Min",
+            "Max",
+            "Median",
+            &p1,
+            &p2,
+            &p3,
+            "Transactions/s",
+            "Received",
+            "Sent",
         ])
     );
     table("statisticsTable", &head, &rows)
@@ -233,11 +277,21 @@ fn errors_table(agg: &Aggregator) -> String {
             )
         })
         .collect();
-    let head = th(&["Type of error", "Number of errors", "% in errors", "% in all samples"]);
+    let head = th(&[
+        "Type of error",
+        "Number of errors",
+        "% in errors",
+        "% in all samples",
+    ]);
     table("errorsTable", &head, &rows)
 }
 
-fn top5_row(label: &str, count: u64, keys: &std::collections::HashMap<String, u64>, class: &str) -> String {
+fn top5_row(
+    label: &str,
+    count: u64,
+    keys: &std::collections::HashMap<String, u64>,
+    class: &str,
+) -> String {
     let mut keys: Vec<(&String, &u64)> = keys.iter().collect();
     keys.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     let errors: u64 = keys.iter().map(|(_, &c)| c).sum();
@@ -252,7 +306,12 @@ fn top5_row(label: &str, count: u64, keys: &std::collections::HashMap<String, u6
 }
 
 fn top5_table(agg: &Aggregator) -> String {
-    let mut rows = vec![top5_row(TOTAL, agg.total.count, agg.total_error_keys(), "total")];
+    let mut rows = vec![top5_row(
+        TOTAL,
+        agg.total.count,
+        agg.total_error_keys(),
+        "total",
+    )];
     for (label, s) in sorted_labels(agg) {
         if !s.error_keys.is_empty() {
             rows.push(top5_row(label, s.count, &s.error_keys, ""));

@@ -26,7 +26,12 @@ fn java_number(scientific: &str, value: f64) -> String {
         return if value > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
     if value == 0.0 {
-        return if value.is_sign_negative() { "-0.0" } else { "0.0" }.into();
+        return if value.is_sign_negative() {
+            "-0.0"
+        } else {
+            "0.0"
+        }
+        .into();
     }
     let (mantissa, exponent) = scientific.split_once('e').unwrap_or((scientific, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
@@ -37,13 +42,26 @@ fn java_number(scientific: &str, value: f64) -> String {
     if (1e-3..1e7).contains(&magnitude) {
         let point = exponent + 1;
         let (int, frac) = if point <= 0 {
-            ("0".to_string(), format!("{}{digits}", "0".repeat((-point) as usize)))
+            (
+                "0".to_string(),
+                format!("{}{digits}", "0".repeat((-point) as usize)),
+            )
         } else if point as usize >= digits.len() {
-            (format!("{digits}{}", "0".repeat(point as usize - digits.len())), String::new())
+            (
+                format!("{digits}{}", "0".repeat(point as usize - digits.len())),
+                String::new(),
+            )
         } else {
-            (digits[..point as usize].to_string(), digits[point as usize..].to_string())
+            (
+                digits[..point as usize].to_string(),
+                digits[point as usize..].to_string(),
+            )
         };
-        let frac = if frac.is_empty() { "0".to_string() } else { frac };
+        let frac = if frac.is_empty() {
+            "0".to_string()
+        } else {
+            frac
+        };
         format!("{sign}{int}.{frac}")
     } else {
         let frac = if digits.len() > 1 { &digits[1..] } else { "0" };
@@ -90,9 +108,10 @@ pub struct RowStats {
 }
 
 pub fn row_stats(summary: &Summary, percentiles: [f64; 3]) -> RowStats {
-    let v = summary
-        .distribution
-        .percentiles(&[50.0, percentiles[0], percentiles[1], percentiles[2]]);
+    let v =
+        summary
+            .distribution
+            .percentiles(&[50.0, percentiles[0], percentiles[1], percentiles[2]]);
     RowStats {
         median: v[0],
         pct: [v[1], v[2], v[3]],
@@ -113,7 +132,11 @@ pub fn statistics_json(agg: &Aggregator) -> String {
 
 fn statistic_entry(label: &str, s: &Summary, percentiles: [f64; 3]) -> String {
     let stats = row_stats(s, percentiles);
-    let error_pct = if s.count == 0 { 0.0 } else { s.errors as f64 * 100.0 / s.count as f64 };
+    let error_pct = if s.count == 0 {
+        0.0
+    } else {
+        s.errors as f64 * 100.0 / s.count as f64
+    };
     let fields: Vec<(&str, String)> = vec![
         ("transaction", string(label)),
         ("sampleCount", s.count.to_string()),
@@ -197,6 +220,9 @@ mod tests {
 
     #[test]
     fn strings_are_escaped_for_json_and_inline_scripts() {
-        assert_eq!(string("a\"b\\</script>\n"), "\"a\\\"b\\\\\\u003c/script>\\n\"");
+        assert_eq!(
+            string("a\"b\\</script>\n"),
+            "\"a\\\"b\\\\\\u003c/script>\\n\""
+        );
     }
 }

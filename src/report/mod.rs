@@ -93,7 +93,11 @@ pub fn generate_from_files(
         let input = BufReader::with_capacity(1 << 16, file);
         let mut reader = JtlReader::new(input, path, &save, timestamp_format.as_deref())
             .map_err(|e| e.to_string())?;
-        while reader.next_record(&mut record).map_err(|e| e.to_string())?.is_some() {
+        while reader
+            .next_record(&mut record)
+            .map_err(|e| e.to_string())?
+            .is_some()
+        {
             agg.add(&Observation::from_record(&record, timestamp_is_start));
         }
         warnings.extend(reader.warnings().iter().cloned());
@@ -121,7 +125,8 @@ pub fn write_report(agg: &Aggregator, info: &ReportInfo, out: &Path) -> Result<(
     let temp = parent.join(format!(".{name}.jmxr-{}", std::process::id()));
     let result = html::write_all(agg, info, &temp).and_then(|()| {
         if out.is_dir() {
-            std::fs::remove_dir(out).map_err(|e| format!("cannot replace {}: {e}", out.display()))?;
+            std::fs::remove_dir(out)
+                .map_err(|e| format!("cannot replace {}: {e}", out.display()))?;
         }
         std::fs::rename(&temp, out).map_err(|e| format!("cannot create {}: {e}", out.display()))
     });

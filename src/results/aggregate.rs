@@ -58,7 +58,9 @@ fn full_match(pattern: &str) -> Option<Regex> {
 }
 
 fn date_property(props: &Properties, name: &str) -> Option<i64> {
-    let text = props.get(&format!("{RG}{name}")).filter(|t| !t.is_empty())?;
+    let text = props
+        .get(&format!("{RG}{name}"))
+        .filter(|t| !t.is_empty())?;
     let format = props
         .get(&format!("{RG}date_format"))
         .unwrap_or_else(|| "yyyyMMddHHmmss".into());
@@ -102,9 +104,11 @@ impl AggregateSettings {
                         },
                     ))
                 });
-                apdex_per_label.push(parsed.ok_or_else(|| {
-                    format!("{RG}apdex_per_transaction: cannot read {entry:?}")
-                })?);
+                apdex_per_label.push(
+                    parsed.ok_or_else(|| {
+                        format!("{RG}apdex_per_transaction: cannot read {entry:?}")
+                    })?,
+                );
             }
         }
         let sample_filter = match props.get(&format!("{RG}sample_filter")) {
@@ -382,7 +386,11 @@ impl Aggregator {
         }
         self.begin = self.begin.min(o.start);
         self.end = self.end.max(o.end);
-        if o.is_empty_controller() || s.sample_filter.as_ref().is_some_and(|f| !f.is_match(o.label)) {
+        if o.is_empty_controller()
+            || s.sample_filter
+                .as_ref()
+                .is_some_and(|f| !f.is_match(o.label))
+        {
             return;
         }
         let controller = o.is_controller();

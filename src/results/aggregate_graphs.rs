@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::aggregate::{Aggregator, AggregateSettings, ApdexThresholds, Observation};
+use super::aggregate::{AggregateSettings, Aggregator, ApdexThresholds, Observation};
 use super::percentile::Distribution;
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -149,21 +149,53 @@ impl GraphAccumulators {
         add_to(&mut self.response_times, o.label, end, o.elapsed as f64);
         add_to(&mut self.latencies, o.label, end, o.latency as f64);
         add_to(&mut self.connect, o.label, end, o.connect as f64);
-        let group = o.thread_name.rsplit_once(' ').map_or(o.thread_name, |(g, _)| g);
+        let group = o
+            .thread_name
+            .rsplit_once(' ')
+            .map_or(o.thread_name, |(g, _)| g);
         add_to(&mut self.threads, group, end, o.grp_threads as f64);
         let outcome = if o.success { "success" } else { "failure" };
-        add_to(&mut self.total_tps, &format!("Transaction-{outcome}"), end, 1.0);
+        add_to(
+            &mut self.total_tps,
+            &format!("Transaction-{outcome}"),
+            end,
+            1.0,
+        );
         add_to(&mut self.tps, &format!("{}-{outcome}", o.label), end, 1.0);
         let d = self.distribution_granularity;
-        add_to(&mut self.distribution, o.label, o.elapsed - o.elapsed.rem_euclid(d), 1.0);
-        add_to(&mut self.time_vs_threads, o.label, o.all_threads, o.elapsed as f64);
+        add_to(
+            &mut self.distribution,
+            o.label,
+            o.elapsed - o.elapsed.rem_euclid(d),
+            1.0,
+        );
+        add_to(
+            &mut self.time_vs_threads,
+            o.label,
+            o.all_threads,
+            o.elapsed as f64,
+        );
         if controller {
             return;
         }
-        add_to(&mut self.bytes, "Bytes received per second", end, o.bytes as f64);
-        add_to(&mut self.bytes, "Bytes sent per second", end, o.sent_bytes as f64);
+        add_to(
+            &mut self.bytes,
+            "Bytes received per second",
+            end,
+            o.bytes as f64,
+        );
+        add_to(
+            &mut self.bytes,
+            "Bytes sent per second",
+            end,
+            o.sent_bytes as f64,
+        );
         add_to(&mut self.hits, "hitsPerSecond", start, 1.0);
-        let code = if o.response_code.is_empty() { "EMPTY_RES_CODE" } else { o.response_code };
+        let code = if o.response_code.is_empty() {
+            "EMPTY_RES_CODE"
+        } else {
+            o.response_code
+        };
         add_to(&mut self.codes, code, end, 1.0);
         self.synthetic[match () {
             _ if !o.success => 3,
@@ -223,22 +255,156 @@ pub fn graphs(agg: &Aggregator) -> Vec<Graph> {
     let g = Some(a.granularity);
     let time = "Elapsed time";
     vec![
-        graph("responseTimesOverTime", "Response Time Over Time", Page::OverTime, XAxis::Time, (time, "Average response time in ms"), g, finish(&a.response_times, Mode::Mean)),
-        graph("responseTimePercentilesOverTime", "Response Time Percentiles Over Time (successful requests only)", Page::OverTime, XAxis::Time, (time, "Response time in ms"), g, percentiles_over_time(agg)),
-        graph("activeThreadsOverTime", "Active Threads Over Time", Page::OverTime, XAxis::Time, (time, "Number of active threads"), g, finish(&a.threads, Mode::Mean)),
-        graph("bytesThroughputOverTime", "Bytes Throughput Over Time", Page::OverTime, XAxis::Time, (time, "Bytes / sec"), g, finish(&a.bytes, Mode::Rate(a.granularity))),
-        graph("latenciesOverTime", "Latencies Over Time", Page::OverTime, XAxis::Time, (time, "Average latency in ms"), g, finish(&a.latencies, Mode::Mean)),
-        graph("connectTimeOverTime", "Connect Time Over Time", Page::OverTime, XAxis::Time, (time, "Average connect time in ms"), g, finish(&a.connect, Mode::Mean)),
-        graph("hitsPerSecond", "Hits Per Second", Page::Throughput, XAxis::Time, (time, "Number of hits / sec"), g, finish(&a.hits, Mode::Rate(a.granularity))),
-        graph("codesPerSecond", "Codes Per Second", Page::Throughput, XAxis::Time, (time, "Number of responses / sec"), g, finish(&a.codes, Mode::Rate(a.granularity))),
-        graph("transactionsPerSecond", "Transactions Per Second", Page::Throughput, XAxis::Time, (time, "Number of transactions / sec"), g, finish(&a.tps, Mode::Rate(a.granularity))),
-        graph("totalTPS", "Total Transactions Per Second", Page::Throughput, XAxis::Time, (time, "Number of transactions / sec"), g, finish(&a.total_tps, Mode::Rate(a.granularity))),
-        graph("responseTimeVsRequest", "Response Time Vs Request", Page::Throughput, XAxis::Number, ("Global number of requests per second", "Median response time in ms"), None, vs_request(a, false)),
-        graph("latencyVsRequest", "Latencies Vs Request", Page::Throughput, XAxis::Number, ("Global number of requests per second", "Median latency in ms"), None, vs_request(a, true)),
-        graph("responseTimePercentiles", "Response Time Percentiles", Page::ResponseTimes, XAxis::Number, ("Percentiles", "Percentile value in ms"), None, label_percentiles(agg)),
-        graph("timeVsThreads", "Time VS Threads", Page::ResponseTimes, XAxis::Number, ("Number of active threads", "Average response time in ms"), None, finish(&a.time_vs_threads, Mode::Mean)),
-        graph("responseTimeDistribution", "Response Time Distribution", Page::ResponseTimes, XAxis::Number, ("Response time in ms", "Number of responses"), Some(a.distribution_granularity), finish(&a.distribution, Mode::Count)),
-        graph("syntheticResponseTimeDistribution", "Synthetic Response Times Distribution", Page::ResponseTimes, XAxis::Category, ("", "Number of responses"), None, synthetic(a)),
+        graph(
+            "responseTimesOverTime",
+            "Response Time Over Time",
+            Page::OverTime,
+            XAxis::Time,
+            (time, "Average response time in ms"),
+            g,
+            finish(&a.response_times, Mode::Mean),
+        ),
+        graph(
+            "responseTimePercentilesOverTime",
+            "Response Time Percentiles Over Time (successful requests only)",
+            Page::OverTime,
+            XAxis::Time,
+            (time, "Response time in ms"),
+            g,
+            percentiles_over_time(agg),
+        ),
+        graph(
+            "activeThreadsOverTime",
+            "Active Threads Over Time",
+            Page::OverTime,
+            XAxis::Time,
+            (time, "Number of active threads"),
+            g,
+            finish(&a.threads, Mode::Mean),
+        ),
+        graph(
+            "bytesThroughputOverTime",
+            "Bytes Throughput Over Time",
+            Page::OverTime,
+            XAxis::Time,
+            (time, "Bytes / sec"),
+            g,
+            finish(&a.bytes, Mode::Rate(a.granularity)),
+        ),
+        graph(
+            "latenciesOverTime",
+            "Latencies Over Time",
+            Page::OverTime,
+            XAxis::Time,
+            (time, "Average latency in ms"),
+            g,
+            finish(&a.latencies, Mode::Mean),
+        ),
+        graph(
+            "connectTimeOverTime",
+            "Connect Time Over Time",
+            Page::OverTime,
+            XAxis::Time,
+            (time, "Average connect time in ms"),
+            g,
+            finish(&a.connect, Mode::Mean),
+        ),
+        graph(
+            "hitsPerSecond",
+            "Hits Per Second",
+            Page::Throughput,
+            XAxis::Time,
+            (time, "Number of hits / sec"),
+            g,
+            finish(&a.hits, Mode::Rate(a.granularity)),
+        ),
+        graph(
+            "codesPerSecond",
+            "Codes Per Second",
+            Page::Throughput,
+            XAxis::Time,
+            (time, "Number of responses / sec"),
+            g,
+            finish(&a.codes, Mode::Rate(a.granularity)),
+        ),
+        graph(
+            "transactionsPerSecond",
+            "Transactions Per Second",
+            Page::Throughput,
+            XAxis::Time,
+            (time, "Number of transactions / sec"),
+            g,
+            finish(&a.tps, Mode::Rate(a.granularity)),
+        ),
+        graph(
+            "totalTPS",
+            "Total Transactions Per Second",
+            Page::Throughput,
+            XAxis::Time,
+            (time, "Number of transactions / sec"),
+            g,
+            finish(&a.total_tps, Mode::Rate(a.granularity)),
+        ),
+        graph(
+            "responseTimeVsRequest",
+            "Response Time Vs Request",
+            Page::Throughput,
+            XAxis::Number,
+            (
+                "Global number of requests per second",
+                "Median response time in ms",
+            ),
+            None,
+            vs_request(a, false),
+        ),
+        graph(
+            "latencyVsRequest",
+            "Latencies Vs Request",
+            Page::Throughput,
+            XAxis::Number,
+            (
+                "Global number of requests per second",
+                "Median latency in ms",
+            ),
+            None,
+            vs_request(a, true),
+        ),
+        graph(
+            "responseTimePercentiles",
+            "Response Time Percentiles",
+            Page::ResponseTimes,
+            XAxis::Number,
+            ("Percentiles", "Percentile value in ms"),
+            None,
+            label_percentiles(agg),
+        ),
+        graph(
+            "timeVsThreads",
+            "Time VS Threads",
+            Page::ResponseTimes,
+            XAxis::Number,
+            ("Number of active threads", "Average response time in ms"),
+            None,
+            finish(&a.time_vs_threads, Mode::Mean),
+        ),
+        graph(
+            "responseTimeDistribution",
+            "Response Time Distribution",
+            Page::ResponseTimes,
+            XAxis::Number,
+            ("Response time in ms", "Number of responses"),
+            Some(a.distribution_granularity),
+            finish(&a.distribution, Mode::Count),
+        ),
+        graph(
+            "syntheticResponseTimeDistribution",
+            "Synthetic Response Times Distribution",
+            Page::ResponseTimes,
+            XAxis::Category,
+            ("", "Number of responses"),
+            None,
+            synthetic(a),
+        ),
     ]
 }
 
@@ -273,10 +439,14 @@ fn vs_request(a: &GraphAccumulators, latency: bool) -> Vec<(String, Vec<(f64, f6
             (&b.ok_elapsed, &b.ko_elapsed)
         };
         if !s.is_empty() {
-            ok.entry(b.count).or_insert_with(|| Distribution::new(0)).merge(s);
+            ok.entry(b.count)
+                .or_insert_with(|| Distribution::new(0))
+                .merge(s);
         }
         if !f.is_empty() {
-            ko.entry(b.count).or_insert_with(|| Distribution::new(0)).merge(f);
+            ko.entry(b.count)
+                .or_insert_with(|| Distribution::new(0))
+                .merge(f);
         }
     }
     let median = |m: &BTreeMap<u64, Distribution>| {
@@ -307,7 +477,10 @@ fn synthetic(a: &GraphAccumulators) -> Vec<(String, Vec<(f64, f64)>)> {
     let t = a.apdex;
     let names = [
         format!("Requests having response time <= {}ms", t.satisfied),
-        format!("Requests having response time > {}ms and <= {}ms", t.satisfied, t.tolerated),
+        format!(
+            "Requests having response time > {}ms and <= {}ms",
+            t.satisfied, t.tolerated
+        ),
         format!("Requests having response time > {}ms", t.tolerated),
         "Requests in error".to_string(),
     ];

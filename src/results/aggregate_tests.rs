@@ -4,7 +4,13 @@ fn settings() -> AggregateSettings {
     AggregateSettings::from_properties(&Properties::new()).unwrap()
 }
 
-fn obs<'a>(label: &'a str, elapsed: i64, success: bool, code: &'a str, message: &'a str) -> Observation<'a> {
+fn obs<'a>(
+    label: &'a str,
+    elapsed: i64,
+    success: bool,
+    code: &'a str,
+    message: &'a str,
+) -> Observation<'a> {
     Observation {
         start: 1000,
         end: 1000 + elapsed,
@@ -42,8 +48,20 @@ fn controllers_count_in_their_row_and_apdex_but_not_in_total() {
     let mut agg = Aggregator::new(settings());
     agg.add(&obs("req", 100, true, "200", "OK"));
     agg.add(&obs("req", 1000, false, "500", "Boom"));
-    agg.add(&obs("tx", 1100, true, "200", "Number of samples in transaction : 2, number of failing samples : 1"));
-    agg.add(&obs("empty", 0, true, "200", "Number of samples in transaction : 0, number of failing samples : 0"));
+    agg.add(&obs(
+        "tx",
+        1100,
+        true,
+        "200",
+        "Number of samples in transaction : 2, number of failing samples : 1",
+    ));
+    agg.add(&obs(
+        "empty",
+        0,
+        true,
+        "200",
+        "Number of samples in transaction : 0, number of failing samples : 0",
+    ));
     assert_eq!(agg.total.count, 2);
     assert_eq!(agg.total.errors, 1);
     assert_eq!(agg.labels["tx"].count, 1);
@@ -57,7 +75,10 @@ fn controllers_count_in_their_row_and_apdex_but_not_in_total() {
 #[test]
 fn per_label_apdex_thresholds_and_sample_filter() {
     let props = Properties::new();
-    props.set("jmeter.reportgenerator.apdex_per_transaction", "slow.*:2000|4000;fast:10|20");
+    props.set(
+        "jmeter.reportgenerator.apdex_per_transaction",
+        "slow.*:2000|4000;fast:10|20",
+    );
     props.set("jmeter.reportgenerator.sample_filter", "slow.*|fast");
     let mut agg = Aggregator::new(AggregateSettings::from_properties(&props).unwrap());
     agg.add(&obs("slowpoke", 1900, true, "200", "OK"));

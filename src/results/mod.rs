@@ -20,15 +20,13 @@ mod summariser;
 mod thread_counts;
 mod xml;
 
-pub use aggregate::{
-    AggregateSettings, Aggregator, ApdexThresholds, Observation, Summary, TOTAL,
-};
+pub use aggregate::{AggregateSettings, Aggregator, ApdexThresholds, Observation, Summary, TOTAL};
 pub use aggregate_graphs::{graphs, Graph, Page, XAxis};
 pub use bus::{ResultsBus, SampleEvent, Sink, BUS_CAPACITY};
 pub use csv::{csv_header, quote, write_csv_row, write_csv_sample};
 pub use date_format::{DatePattern, InvalidPattern};
-pub use percentile::Distribution;
 pub use jtl_file::{Collector, JtlFileSink, JtlFiles, JtlSink};
+pub use percentile::Distribution;
 pub use read::{JtlReader, JtlRecord, ReadError};
 pub use sample::{AssertionResult, SampleAction, SampleResult, TRANSACTION_MESSAGE_PREFIX};
 pub use save_config::{SaveConfig, SaveConfigError};

@@ -360,8 +360,15 @@ fn header_names(line: &str, configured: u8) -> Option<(u8, Vec<String>)> {
                     !variables && KNOWN_COLUMNS.contains(n)
                 }
             });
-            (ok && names.contains(&"timeStamp") || ok && names.contains(&"label"))
-                .then(|| (d, names.iter().map(|n| n.trim_matches('"').to_string()).collect()))
+            (ok && (names.contains(&"timeStamp") || names.contains(&"label"))).then(|| {
+                (
+                    d,
+                    names
+                        .iter()
+                        .map(|n| n.trim_matches('"').to_string())
+                        .collect(),
+                )
+            })
         })
 }
 
@@ -468,7 +475,7 @@ fn simple_date_to_chrono(pattern: &str) -> String {
             ('Z', _) | ('X', _) => "%z",
             ('%', _) => "%%",
             _ => {
-                out.extend(std::iter::repeat(c).take(n));
+                out.extend(std::iter::repeat_n(c, n));
                 i += n;
                 continue;
             }

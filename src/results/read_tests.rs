@@ -24,7 +24,10 @@ fn reads_the_5x_default_layout() {
     assert!(warnings.is_empty());
     let r = &records[0];
     assert_eq!(r.timestamp, 1551783627191);
-    assert_eq!((r.elapsed, r.bytes, r.sent_bytes, r.latency, r.connect), (351, 18, 8, 3, 2));
+    assert_eq!(
+        (r.elapsed, r.bytes, r.sent_bytes, r.latency, r.connect),
+        (351, 18, 8, 3, 2)
+    );
     assert_eq!(r.label, "JR-OK");
     assert!(r.success);
 }
@@ -42,7 +45,14 @@ fn a_quoted_field_may_span_lines_and_hold_quotes() {
 fn a_custom_column_subset_in_any_order_without_optional_columns() {
     let text = "label,timeStamp,elapsed,success,responseCode,responseMessage,threadName,bytes,grpThreads,allThreads,Latency\nL,10,5,true,200,OK,T 1-1,7,1,1,0\n";
     let (records, _) = read_all(text).unwrap();
-    assert_eq!((records[0].timestamp, records[0].sent_bytes, records[0].bytes), (10, 0, 7));
+    assert_eq!(
+        (
+            records[0].timestamp,
+            records[0].sent_bytes,
+            records[0].bytes
+        ),
+        (10, 0, 7)
+    );
 }
 
 #[test]
@@ -56,7 +66,10 @@ fn a_headerless_file_follows_the_save_properties() {
     let mut reader = JtlReader::new(text.as_bytes(), Path::new("t.jtl"), &save, None).unwrap();
     let mut record = JtlRecord::default();
     reader.next_record(&mut record).unwrap().unwrap();
-    assert_eq!((record.latency, record.connect, record.sent_bytes), (3, 4, 6));
+    assert_eq!(
+        (record.latency, record.connect, record.sent_bytes),
+        (3, 4, 6)
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
 /* jmxr dashboard charts: small self-contained SVG line, bar and pie charts with hover
  * values and legend toggles, plus sortable tables. Reads window.JMXR_REPORT (report-data.js).
- * When every chart of the page is drawn, <body data-charts-drawn="N"> is set. */
+ * When every chart of the page is drawn, <body data-charts-drawn="N"> is set; script errors
+ * are counted in <body data-script-errors="N">. */
 (function () {
   "use strict";
   var NS = "http://www.w3.org/2000/svg";
@@ -8,6 +9,12 @@
     "#ff9da7", "#9c755f", "#bab0ac", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b"];
   var SYNTHETIC = ["#9ACD32", "yellow", "orange", "#FF6347"];
   var report = window.JMXR_REPORT || { graphs: {}, summary: { ok: 0, ko: 0 }, seriesFilter: "" };
+  var errors = 0;
+  /* Script errors are counted on <body data-script-errors> so a headless check can see them. */
+  window.addEventListener("error", function () {
+    errors++;
+    if (document.body) { document.body.setAttribute("data-script-errors", String(errors)); }
+  });
 
   function el(name, attrs, parent) {
     var e = document.createElementNS(NS, name);
@@ -80,14 +87,14 @@
       return graph.xAxis === "category" ? SYNTHETIC[i % 4] : COLORS[i % COLORS.length];
     });
     var holder = document.createElement("div");
-    holder.style.height = "100%";
+    holder.className = "plot";
     container.appendChild(holder);
     var tip = document.createElement("div");
     tip.className = "tip";
     container.appendChild(tip);
     function render() {
       holder.innerHTML = "";
-      var w = holder.clientWidth || 800, h = (holder.clientHeight || 320) - 40;
+      var w = holder.clientWidth || 800, h = holder.clientHeight || 320;
       var m = { l: 60, r: 16, t: 10, b: 40 };
       var svg = el("svg", { viewBox: "0 0 " + w + " " + h, preserveAspectRatio: "none" }, holder);
       var shown = series.filter(function (s) { return !s.hidden; });
@@ -121,7 +128,8 @@
         if (s.hidden) { return; }
         if (bars) {
           var width = graph.xAxis === "category" ? 1 : (graph.granularity || 1);
-          var n = Math.max(shown.length, 1), k = shown.indexOf(s);
+          var category = graph.xAxis === "category";
+          var n = category ? 1 : Math.max(shown.length, 1), k = category ? 0 : shown.indexOf(s);
           s.data.forEach(function (p) {
             var x0 = px(p[0] + width * (0.1 + 0.8 * k / n)), x1 = px(p[0] + width * (0.1 + 0.8 * (k + 1) / n));
             el("rect", { x: x0, y: py(p[1]), width: Math.max(x1 - x0, 1), height: Math.max(py(0) - py(p[1]), 0), fill: colors[si] }, svg);
