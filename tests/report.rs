@@ -208,3 +208,45 @@ fn a_run_with_e_writes_the_report_from_live_aggregates() {
     );
     assert!(output.status.success(), "{}", stderr(&output));
 }
+
+#[test]
+fn exact_percentiles_ignore_the_window_and_jmeters_window_is_kept_by_default() {
+    let work = tempfile::tempdir().unwrap();
+    let input = batch("HTMLReportTestFile.csv");
+    let expected =
+        json(&conformance().join("jmeter-batch/dist-check-resources/HTMLReportExpect.json"));
+    let window = "-Jjmeter.reportgenerator.statistic_window=10";
+    let output = jmxr(work.path(), &["-g", &input, "-o", "windowed", window]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let windowed = json(&work.path().join("windowed/statistics.json"));
+    assert_ne!(
+        windowed["Total"]["medianResTime"],
+        expected["Total"]["medianResTime"]
+    );
+    let exact = "-Jjmxr.report.exact_percentiles=true";
+    let output = jmxr(work.path(), &["-g", &input, "-o", "exact", window, exact]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(json(&work.path().join("exact/statistics.json")), expected);
+}
+
+#[test]
+fn series_filter_and_controllers_only_choose_the_table_rows() {
+    let work = tempfile::tempdir().unwrap();
+    let input = batch("HTMLReportTestFile.csv");
+    let filter = "-Jjmeter.reportgenerator.exporter.html.series_filter=^jr-ok$";
+    let output = jmxr(work.path(), &["-g", &input, "-o", "filtered", filter]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let index = std::fs::read_to_string(work.path().join("filtered/index.html")).unwrap();
+    let stats = &index[index.find("statisticsTable").unwrap()..];
+    let stats = &stats[..stats.find("</table>").unwrap()];
+    assert!(
+        stats.contains(">JR-OK<") && !stats.contains(">JR-KO<"),
+        "{stats}"
+    );
+    assert!(index.contains("Filter for display"));
+    let only = "-Jjmeter.reportgenerator.exporter.html.show_controllers_only=true";
+    let output = jmxr(work.path(), &["-g", &input, "-o", "controllers", only]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let index = std::fs::read_to_string(work.path().join("controllers/index.html")).unwrap();
+    assert!(!index.contains(">JR-OK<"));
+}

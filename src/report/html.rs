@@ -69,10 +69,10 @@ pub fn write_all(agg: &Aggregator, info: &ReportInfo, dir: &Path) -> Result<(), 
         &[
             ("TITLE", &title),
             ("INFO", &info_table(agg, info)),
-            ("APDEX", &apdex_table(agg)),
-            ("STATISTICS", &statistics_table(agg)),
+            ("APDEX", &apdex_table(agg, info)),
+            ("STATISTICS", &statistics_table(agg, info)),
             ("ERRORS", &errors_table(agg)),
-            ("TOP5", &top5_table(agg)),
+            ("TOP5", &top5_table(agg, info)),
         ],
     );
     write(&dir.join("index.html"), &index)?;
@@ -149,6 +149,15 @@ fn th(names: &[&str]) -> String {
     format!("<tr>{ths}</tr>")
 }
 
+/// Two decimals, as the dashboard shows numbers; Java's words for the non-finite.
+fn two(value: f64) -> String {
+    match value {
+        v if v.is_nan() => "NaN".into(),
+        v if v.is_infinite() => if v > 0.0 { "Infinity" } else { "-Infinity" }.into(),
+        v => format!("{v:.2}"),
+    }
+}
+
 fn ms(value: i64) -> String {
     if value % 1000 == 0 && value >= 1000 {
         format!("{} sec", value / 1000)
@@ -157,13 +166,18 @@ fn ms(value: i64) -> String {
     }
 }
 
-fn sorted_labels(agg: &Aggregator) -> Vec<(&String, &Summary)> {
-    let mut labels: Vec<_> = agg.labels.iter().collect();
+/// The label rows shown, by name: `series_filter` and `show_controllers_only` applied.
+fn sorted_labels<'a>(agg: &'a Aggregator, info: &ReportInfo) -> Vec<(&'a String, &'a Summary)> {
+    let mut labels: Vec<_> = agg
+        .labels
+        .iter()
+        .filter(|(label, s)| info.shows(label, s.is_controller))
+        .collect();
     labels.sort_by(|a, b| a.0.cmp(b.0));
     labels
 }
 
-fn apdex_table(agg: &Aggregator) -> String {
+fn apdex_table(agg: &Aggregator, info: &ReportInfo) -> String {
     let t = agg.settings.apdex;
     let total = &agg.apdex_total;
     let mut rows = vec![tr(
@@ -175,9 +189,8 @@ fn apdex_table(agg: &Aggregator) -> String {
         ],
         "total",
     )];
-    let mut labels: Vec<(f64, &String, &Summary)> = agg
-        .labels
-        .iter()
+    let mut labels: Vec<(f64, &String, &Summary)> = sorted_labels(agg, info)
+        .into_iter()
         .map(|(k, s)| (s.apdex_score(s.count), k, s))
         .collect();
     labels.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
@@ -214,24 +227,24 @@ fn statistics_row(label: &str, s: &Summary, agg: &Aggregator, class: &str) -> St
             s.count.to_string(),
             s.errors.to_string(),
             format!("{pct:.2}%"),
-            format!("{:.2}", s.mean),
+            two(s.mean),
             s.min.to_string(),
             s.max.to_string(),
-            format!("{:.2}", r.median),
-            format!("{:.2}", r.pct[0]),
-            format!("{:.2}", r.pct[1]),
-            format!("{:.2}", r.pct[2]),
-            format!("{:.2}", s.throughput()),
-            format!("{:.2}", s.received_kb_per_sec()),
-            format!("{:.2}", s.sent_kb_per_sec()),
+            two(r.median),
+            two(r.pct[0]),
+            two(r.pct[1]),
+            two(r.pct[2]),
+            two(s.throughput()),
+            two(s.received_kb_per_sec()),
+            two(s.sent_kb_per_sec()),
         ],
         class,
     )
 }
 
-fn statistics_table(agg: &Aggregator) -> String {
+fn statistics_table(agg: &Aggregator, info: &ReportInfo) -> String {
     let mut rows = vec![statistics_row(TOTAL, &agg.total, agg, "total")];
-    for (label, s) in sorted_labels(agg) {
+    for (label, s) in sorted_labels(agg, info) {
         let class = if s.is_controller { "controller" } else { "" };
         rows.push(statistics_row(label, s, agg, class));
     }
@@ -305,14 +318,14 @@ fn top5_row(
     tr(&cells, class)
 }
 
-fn top5_table(agg: &Aggregator) -> String {
+fn top5_table(agg: &Aggregator, info: &ReportInfo) -> String {
     let mut rows = vec![top5_row(
         TOTAL,
         agg.total.count,
         agg.total_error_keys(),
         "total",
     )];
-    for (label, s) in sorted_labels(agg) {
+    for (label, s) in sorted_labels(agg, info) {
         if !s.error_keys.is_empty() {
             rows.push(top5_row(label, s.count, &s.error_keys, ""));
         }

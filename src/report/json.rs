@@ -69,6 +69,16 @@ fn java_number(scientific: &str, value: f64) -> String {
     }
 }
 
+/// A double as Jackson writes it by default: `NaN` and `Infinity` (a row whose samples all
+/// start and end in the same millisecond has an infinite throughput) in quotes.
+fn jackson_double(value: f64) -> String {
+    if value.is_finite() {
+        java_double(value)
+    } else {
+        format!("\"{}\"", java_double(value))
+    }
+}
+
 /// A JSON string literal.
 pub fn string(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
@@ -142,16 +152,19 @@ fn statistic_entry(label: &str, s: &Summary, percentiles: [f64; 3]) -> String {
         ("sampleCount", s.count.to_string()),
         ("errorCount", s.errors.to_string()),
         ("errorPct", java_float(error_pct)),
-        ("meanResTime", java_double(s.mean)),
-        ("medianResTime", java_double(stats.median)),
-        ("minResTime", java_double(s.min as f64)),
-        ("maxResTime", java_double(s.max as f64)),
-        ("pct1ResTime", java_double(stats.pct[0])),
-        ("pct2ResTime", java_double(stats.pct[1])),
-        ("pct3ResTime", java_double(stats.pct[2])),
-        ("throughput", java_double(s.throughput())),
-        ("receivedKBytesPerSec", java_double(s.received_kb_per_sec())),
-        ("sentKBytesPerSec", java_double(s.sent_kb_per_sec())),
+        ("meanResTime", jackson_double(s.mean)),
+        ("medianResTime", jackson_double(stats.median)),
+        ("minResTime", jackson_double(s.min as f64)),
+        ("maxResTime", jackson_double(s.max as f64)),
+        ("pct1ResTime", jackson_double(stats.pct[0])),
+        ("pct2ResTime", jackson_double(stats.pct[1])),
+        ("pct3ResTime", jackson_double(stats.pct[2])),
+        ("throughput", jackson_double(s.throughput())),
+        (
+            "receivedKBytesPerSec",
+            jackson_double(s.received_kb_per_sec()),
+        ),
+        ("sentKBytesPerSec", jackson_double(s.sent_kb_per_sec())),
     ];
     let body: Vec<String> = fields
         .iter()
@@ -216,6 +229,7 @@ mod tests {
         assert_eq!(java_double(-2.5), "-2.5");
         assert_eq!(java_float(300.0 / 255.0), "1.1764706");
         assert_eq!(java_float(100.0), "100.0");
+        assert_eq!(jackson_double(f64::INFINITY), "\"Infinity\"");
     }
 
     #[test]

@@ -29,17 +29,38 @@ pub struct ReportInfo {
     /// `sample_filter` and `series_filter`, shown when set.
     pub sample_filter: String,
     pub series_filter: String,
+    /// `series_filter` compiled as the page script applies it: case-insensitive, anywhere.
+    series_pattern: Option<regex::Regex>,
+    /// `exporter.html.show_controllers_only`: tables show Transaction Controller rows only.
+    pub show_controllers_only: bool,
 }
 
 impl ReportInfo {
     pub fn from_properties(props: &Properties, sources: Vec<String>) -> ReportInfo {
         let get = |k: &str| props.get(k).unwrap_or_default();
+        let series_filter = get("jmeter.reportgenerator.exporter.html.series_filter");
         ReportInfo {
             title: get("jmeter.reportgenerator.report_title"),
             sources,
             sample_filter: get("jmeter.reportgenerator.sample_filter"),
-            series_filter: get("jmeter.reportgenerator.exporter.html.series_filter"),
+            series_pattern: (!series_filter.is_empty())
+                .then(|| regex::Regex::new(&format!("(?i){series_filter}")).ok())
+                .flatten(),
+            series_filter,
+            show_controllers_only: props.get_bool(
+                "jmeter.reportgenerator.exporter.html.show_controllers_only",
+                false,
+            ),
         }
+    }
+
+    /// Whether a label's row is shown in the tables.
+    pub fn shows(&self, label: &str, is_controller: bool) -> bool {
+        (!self.show_controllers_only || is_controller)
+            && self
+                .series_pattern
+                .as_ref()
+                .is_none_or(|p| p.is_match(label))
     }
 }
 

@@ -51,6 +51,9 @@ pub struct AggregateSettings {
     pub exclude_tc_from_top5: bool,
     /// `jmeter.save.saveservice.assertion_results_failure_message`.
     pub use_failure_message: bool,
+    /// `jmeter.save.saveservice.subresults`: live sub-results count as the `.jtl` rows they
+    /// become.
+    pub subresults: bool,
 }
 
 fn full_match(pattern: &str) -> Option<Regex> {
@@ -152,6 +155,7 @@ impl AggregateSettings {
                 "jmeter.save.saveservice.assertion_results_failure_message",
                 true,
             ),
+            subresults: props.get_bool("jmeter.save.saveservice.subresults", true),
         })
     }
 
@@ -421,8 +425,10 @@ impl Aggregator {
     /// Feeds a live result and its sub-results (which JMeter writes as rows of their own).
     pub fn add_sample(&mut self, sample: &SampleResult) {
         self.add(&Observation::from_sample(sample));
-        for child in &sample.subresults {
-            self.add_sample(child);
+        if self.settings.subresults {
+            for child in &sample.subresults {
+                self.add_sample(child);
+            }
         }
     }
 

@@ -228,184 +228,104 @@ impl GraphAccumulators {
     }
 }
 
-fn graph(
+/// What a default graph is: JMeter's id and title, its page and axes.
+struct Spec {
     id: &'static str,
-    title: &str,
+    title: &'static str,
     page: Page,
     x_axis: XAxis,
-    labels: (&'static str, &'static str),
-    granularity: Option<i64>,
-    series: Vec<(String, Vec<(f64, f64)>)>,
-) -> Graph {
-    Graph {
+    x_label: &'static str,
+    y_label: &'static str,
+}
+
+const TIME: &str = "Elapsed time";
+const PER_SECOND: &str = "Global number of requests per second";
+
+const fn spec(
+    id: &'static str,
+    title: &'static str,
+    page: Page,
+    x_axis: XAxis,
+    x_label: &'static str,
+    y_label: &'static str,
+) -> Spec {
+    Spec {
         id,
-        title: title.to_string(),
+        title,
         page,
         x_axis,
-        x_label: labels.0,
-        y_label: labels.1,
-        granularity,
-        series,
+        x_label,
+        y_label,
+    }
+}
+
+/// The 16 default graphs of JMeter's `reportgenerator.properties`, page by page.
+#[rustfmt::skip]
+const SPECS: &[Spec] = &[
+    spec("responseTimesOverTime", "Response Time Over Time", Page::OverTime, XAxis::Time, TIME, "Average response time in ms"),
+    spec("responseTimePercentilesOverTime", "Response Time Percentiles Over Time (successful requests only)", Page::OverTime, XAxis::Time, TIME, "Response time in ms"),
+    spec("activeThreadsOverTime", "Active Threads Over Time", Page::OverTime, XAxis::Time, TIME, "Number of active threads"),
+    spec("bytesThroughputOverTime", "Bytes Throughput Over Time", Page::OverTime, XAxis::Time, TIME, "Bytes / sec"),
+    spec("latenciesOverTime", "Latencies Over Time", Page::OverTime, XAxis::Time, TIME, "Average latency in ms"),
+    spec("connectTimeOverTime", "Connect Time Over Time", Page::OverTime, XAxis::Time, TIME, "Average connect time in ms"),
+    spec("hitsPerSecond", "Hits Per Second", Page::Throughput, XAxis::Time, TIME, "Number of hits / sec"),
+    spec("codesPerSecond", "Codes Per Second", Page::Throughput, XAxis::Time, TIME, "Number of responses / sec"),
+    spec("transactionsPerSecond", "Transactions Per Second", Page::Throughput, XAxis::Time, TIME, "Number of transactions / sec"),
+    spec("totalTPS", "Total Transactions Per Second", Page::Throughput, XAxis::Time, TIME, "Number of transactions / sec"),
+    spec("responseTimeVsRequest", "Response Time Vs Request", Page::Throughput, XAxis::Number, PER_SECOND, "Median response time in ms"),
+    spec("latencyVsRequest", "Latencies Vs Request", Page::Throughput, XAxis::Number, PER_SECOND, "Median latency in ms"),
+    spec("responseTimePercentiles", "Response Time Percentiles", Page::ResponseTimes, XAxis::Number, "Percentiles", "Percentile value in ms"),
+    spec("timeVsThreads", "Time VS Threads", Page::ResponseTimes, XAxis::Number, "Number of active threads", "Average response time in ms"),
+    spec("responseTimeDistribution", "Response Time Distribution", Page::ResponseTimes, XAxis::Number, "Response time in ms", "Number of responses"),
+    spec("syntheticResponseTimeDistribution", "Synthetic Response Times Distribution", Page::ResponseTimes, XAxis::Category, "", "Number of responses"),
+];
+
+/// A graph's bucket width and series.
+fn data(agg: &Aggregator, id: &str) -> (Option<i64>, Vec<(String, Vec<(f64, f64)>)>) {
+    let a = &agg.graphs;
+    let g = a.granularity;
+    let rate = Mode::Rate(g);
+    match id {
+        "responseTimesOverTime" => (Some(g), finish(&a.response_times, Mode::Mean)),
+        "responseTimePercentilesOverTime" => (Some(g), percentiles_over_time(agg)),
+        "activeThreadsOverTime" => (Some(g), finish(&a.threads, Mode::Mean)),
+        "bytesThroughputOverTime" => (Some(g), finish(&a.bytes, rate)),
+        "latenciesOverTime" => (Some(g), finish(&a.latencies, Mode::Mean)),
+        "connectTimeOverTime" => (Some(g), finish(&a.connect, Mode::Mean)),
+        "hitsPerSecond" => (Some(g), finish(&a.hits, rate)),
+        "codesPerSecond" => (Some(g), finish(&a.codes, rate)),
+        "transactionsPerSecond" => (Some(g), finish(&a.tps, rate)),
+        "totalTPS" => (Some(g), finish(&a.total_tps, rate)),
+        "responseTimeVsRequest" => (None, vs_request(a, false)),
+        "latencyVsRequest" => (None, vs_request(a, true)),
+        "responseTimePercentiles" => (None, label_percentiles(agg)),
+        "timeVsThreads" => (None, finish(&a.time_vs_threads, Mode::Mean)),
+        "responseTimeDistribution" => (
+            Some(a.distribution_granularity),
+            finish(&a.distribution, Mode::Count),
+        ),
+        _ => (None, synthetic(a)),
     }
 }
 
 /// Every default graph, finished.
 pub fn graphs(agg: &Aggregator) -> Vec<Graph> {
-    let a = &agg.graphs;
-    let g = Some(a.granularity);
-    let time = "Elapsed time";
-    vec![
-        graph(
-            "responseTimesOverTime",
-            "Response Time Over Time",
-            Page::OverTime,
-            XAxis::Time,
-            (time, "Average response time in ms"),
-            g,
-            finish(&a.response_times, Mode::Mean),
-        ),
-        graph(
-            "responseTimePercentilesOverTime",
-            "Response Time Percentiles Over Time (successful requests only)",
-            Page::OverTime,
-            XAxis::Time,
-            (time, "Response time in ms"),
-            g,
-            percentiles_over_time(agg),
-        ),
-        graph(
-            "activeThreadsOverTime",
-            "Active Threads Over Time",
-            Page::OverTime,
-            XAxis::Time,
-            (time, "Number of active threads"),
-            g,
-            finish(&a.threads, Mode::Mean),
-        ),
-        graph(
-            "bytesThroughputOverTime",
-            "Bytes Throughput Over Time",
-            Page::OverTime,
-            XAxis::Time,
-            (time, "Bytes / sec"),
-            g,
-            finish(&a.bytes, Mode::Rate(a.granularity)),
-        ),
-        graph(
-            "latenciesOverTime",
-            "Latencies Over Time",
-            Page::OverTime,
-            XAxis::Time,
-            (time, "Average latency in ms"),
-            g,
-            finish(&a.latencies, Mode::Mean),
-        ),
-        graph(
-            "connectTimeOverTime",
-            "Connect Time Over Time",
-            Page::OverTime,
-            XAxis::Time,
-            (time, "Average connect time in ms"),
-            g,
-            finish(&a.connect, Mode::Mean),
-        ),
-        graph(
-            "hitsPerSecond",
-            "Hits Per Second",
-            Page::Throughput,
-            XAxis::Time,
-            (time, "Number of hits / sec"),
-            g,
-            finish(&a.hits, Mode::Rate(a.granularity)),
-        ),
-        graph(
-            "codesPerSecond",
-            "Codes Per Second",
-            Page::Throughput,
-            XAxis::Time,
-            (time, "Number of responses / sec"),
-            g,
-            finish(&a.codes, Mode::Rate(a.granularity)),
-        ),
-        graph(
-            "transactionsPerSecond",
-            "Transactions Per Second",
-            Page::Throughput,
-            XAxis::Time,
-            (time, "Number of transactions / sec"),
-            g,
-            finish(&a.tps, Mode::Rate(a.granularity)),
-        ),
-        graph(
-            "totalTPS",
-            "Total Transactions Per Second",
-            Page::Throughput,
-            XAxis::Time,
-            (time, "Number of transactions / sec"),
-            g,
-            finish(&a.total_tps, Mode::Rate(a.granularity)),
-        ),
-        graph(
-            "responseTimeVsRequest",
-            "Response Time Vs Request",
-            Page::Throughput,
-            XAxis::Number,
-            (
-                "Global number of requests per second",
-                "Median response time in ms",
-            ),
-            None,
-            vs_request(a, false),
-        ),
-        graph(
-            "latencyVsRequest",
-            "Latencies Vs Request",
-            Page::Throughput,
-            XAxis::Number,
-            (
-                "Global number of requests per second",
-                "Median latency in ms",
-            ),
-            None,
-            vs_request(a, true),
-        ),
-        graph(
-            "responseTimePercentiles",
-            "Response Time Percentiles",
-            Page::ResponseTimes,
-            XAxis::Number,
-            ("Percentiles", "Percentile value in ms"),
-            None,
-            label_percentiles(agg),
-        ),
-        graph(
-            "timeVsThreads",
-            "Time VS Threads",
-            Page::ResponseTimes,
-            XAxis::Number,
-            ("Number of active threads", "Average response time in ms"),
-            None,
-            finish(&a.time_vs_threads, Mode::Mean),
-        ),
-        graph(
-            "responseTimeDistribution",
-            "Response Time Distribution",
-            Page::ResponseTimes,
-            XAxis::Number,
-            ("Response time in ms", "Number of responses"),
-            Some(a.distribution_granularity),
-            finish(&a.distribution, Mode::Count),
-        ),
-        graph(
-            "syntheticResponseTimeDistribution",
-            "Synthetic Response Times Distribution",
-            Page::ResponseTimes,
-            XAxis::Category,
-            ("", "Number of responses"),
-            None,
-            synthetic(a),
-        ),
-    ]
+    SPECS
+        .iter()
+        .map(|s| {
+            let (granularity, series) = data(agg, s.id);
+            Graph {
+                id: s.id,
+                title: s.title.to_string(),
+                page: s.page,
+                x_axis: s.x_axis,
+                x_label: s.x_label,
+                y_label: s.y_label,
+                granularity,
+                series,
+            }
+        })
+        .collect()
 }
 
 fn percentiles_over_time(agg: &Aggregator) -> Vec<(String, Vec<(f64, f64)>)> {
