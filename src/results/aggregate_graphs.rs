@@ -14,6 +14,9 @@ struct Acc {
     count: u64,
 }
 
+/// A finished series: its name and `(x, y)` points.
+pub type Series = (String, Vec<(f64, f64)>);
+
 /// Series name → x → accumulated values.
 type SeriesMap = BTreeMap<String, BTreeMap<i64, Acc>>;
 
@@ -89,7 +92,7 @@ pub struct Graph {
     pub y_label: &'static str,
     /// Bucket width for over-time graphs, ms.
     pub granularity: Option<i64>,
-    pub series: Vec<(String, Vec<(f64, f64)>)>,
+    pub series: Vec<Series>,
 }
 
 #[derive(Clone, Copy)]
@@ -100,7 +103,7 @@ enum Mode {
     Count,
 }
 
-fn finish(map: &SeriesMap, mode: Mode) -> Vec<(String, Vec<(f64, f64)>)> {
+fn finish(map: &SeriesMap, mode: Mode) -> Vec<Series> {
     map.iter()
         .map(|(name, points)| {
             let data = points
@@ -281,7 +284,7 @@ const SPECS: &[Spec] = &[
 ];
 
 /// A graph's bucket width and series.
-fn data(agg: &Aggregator, id: &str) -> (Option<i64>, Vec<(String, Vec<(f64, f64)>)>) {
+fn data(agg: &Aggregator, id: &str) -> (Option<i64>, Vec<Series>) {
     let a = &agg.graphs;
     let g = a.granularity;
     let rate = Mode::Rate(g);
@@ -328,7 +331,7 @@ pub fn graphs(agg: &Aggregator) -> Vec<Graph> {
         .collect()
 }
 
-fn percentiles_over_time(agg: &Aggregator) -> Vec<(String, Vec<(f64, f64)>)> {
+fn percentiles_over_time(agg: &Aggregator) -> Vec<Series> {
     let [p1, p2, p3] = agg.settings.percentiles;
     let names = [
         "Min".to_string(),
@@ -338,8 +341,7 @@ fn percentiles_over_time(agg: &Aggregator) -> Vec<(String, Vec<(f64, f64)>)> {
         format!("{p2}th percentile"),
         format!("{p3}th percentile"),
     ];
-    let mut series: Vec<(String, Vec<(f64, f64)>)> =
-        names.into_iter().map(|n| (n, Vec::new())).collect();
+    let mut series: Vec<Series> = names.into_iter().map(|n| (n, Vec::new())).collect();
     for (&x, d) in &agg.graphs.percentiles_over_time {
         let values = d.percentiles(&[0.0, 100.0, 50.0, p1, p2, p3]);
         for (s, v) in series.iter_mut().zip(values) {
@@ -349,7 +351,7 @@ fn percentiles_over_time(agg: &Aggregator) -> Vec<(String, Vec<(f64, f64)>)> {
     series
 }
 
-fn vs_request(a: &GraphAccumulators, latency: bool) -> Vec<(String, Vec<(f64, f64)>)> {
+fn vs_request(a: &GraphAccumulators, latency: bool) -> Vec<Series> {
     let mut ok: BTreeMap<u64, Distribution> = BTreeMap::new();
     let mut ko: BTreeMap<u64, Distribution> = BTreeMap::new();
     for b in a.seconds.values() {
@@ -380,7 +382,7 @@ fn vs_request(a: &GraphAccumulators, latency: bool) -> Vec<(String, Vec<(f64, f6
     ]
 }
 
-fn label_percentiles(agg: &Aggregator) -> Vec<(String, Vec<(f64, f64)>)> {
+fn label_percentiles(agg: &Aggregator) -> Vec<Series> {
     let ps: Vec<f64> = (0..1000).map(|i| i as f64 / 10.0).collect();
     let mut labels: Vec<_> = agg.labels.iter().collect();
     labels.sort_by(|a, b| a.0.cmp(b.0));
@@ -393,7 +395,7 @@ fn label_percentiles(agg: &Aggregator) -> Vec<(String, Vec<(f64, f64)>)> {
         .collect()
 }
 
-fn synthetic(a: &GraphAccumulators) -> Vec<(String, Vec<(f64, f64)>)> {
+fn synthetic(a: &GraphAccumulators) -> Vec<Series> {
     let t = a.apdex;
     let names = [
         format!("Requests having response time <= {}ms", t.satisfied),
