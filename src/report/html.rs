@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::json::{self, graphs_json, row_stats, statistics_json};
 use super::ReportInfo;
-use crate::results::{graphs, Aggregator, Page, Summary, TOTAL};
+use crate::results::{graphs, Aggregator, FastMap, Page, Summary, TOTAL};
 
 const INDEX: &str = include_str!("../../report-templates/index.html");
 const PAGE: &str = include_str!("../../report-templates/page.html");
@@ -299,12 +299,7 @@ fn errors_table(agg: &Aggregator) -> String {
     table("errorsTable", &head, &rows)
 }
 
-fn top5_row(
-    label: &str,
-    count: u64,
-    keys: &std::collections::HashMap<String, u64>,
-    class: &str,
-) -> String {
+fn top5_row(label: &str, count: u64, keys: &FastMap<String, u64>, class: &str) -> String {
     let mut keys: Vec<(&String, &u64)> = keys.iter().collect();
     keys.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     let errors: u64 = keys.iter().map(|(_, &c)| c).sum();

@@ -5,11 +5,10 @@
 //! It is fed either live from the results bus (`-e`) or from `.jtl` records (`-g`), both
 //! through [`Observation`]. The `report` module turns the result into files.
 
-use std::collections::HashMap;
-
 use regex::Regex;
 
 use super::aggregate_graphs::GraphAccumulators;
+use super::fast_hash::FastMap;
 use super::percentile::Distribution;
 use super::{JtlRecord, SampleResult};
 use crate::expr::Properties;
@@ -279,7 +278,7 @@ pub struct Summary {
     pub satisfied: u64,
     pub tolerated: u64,
     /// Error keys and counts for Top 5 Errors by sampler.
-    pub error_keys: HashMap<String, u64>,
+    pub error_keys: FastMap<String, u64>,
 }
 
 impl Summary {
@@ -299,7 +298,7 @@ impl Summary {
             apdex,
             satisfied: 0,
             tolerated: 0,
-            error_keys: HashMap::new(),
+            error_keys: FastMap::default(),
         }
     }
 
@@ -353,13 +352,13 @@ impl Summary {
 pub struct Aggregator {
     pub settings: AggregateSettings,
     /// Per label, in first-seen order of insertion into the map.
-    pub labels: HashMap<String, Summary>,
+    pub labels: FastMap<String, Summary>,
     /// Non-controller samples (the Total row).
     pub total: Summary,
     /// Every non-empty sample, controllers included, for the overall APDEX.
     pub apdex_total: Summary,
     /// Error key → count over non-controller samples.
-    pub errors: HashMap<String, u64>,
+    pub errors: FastMap<String, u64>,
     /// Begin and end of the whole test (every sample, filters aside).
     pub begin: i64,
     pub end: i64,
@@ -373,10 +372,10 @@ impl Aggregator {
         Aggregator {
             graphs: GraphAccumulators::new(&settings),
             settings,
-            labels: HashMap::new(),
+            labels: FastMap::default(),
             total: Summary::new(window, apdex, false),
             apdex_total: Summary::new(window, apdex, false),
-            errors: HashMap::new(),
+            errors: FastMap::default(),
             begin: i64::MAX,
             end: i64::MIN,
         }
@@ -433,7 +432,7 @@ impl Aggregator {
     }
 
     /// Merges the Total row's error keys for Top 5 (every non-controller error).
-    pub fn total_error_keys(&self) -> &HashMap<String, u64> {
+    pub fn total_error_keys(&self) -> &FastMap<String, u64> {
         &self.errors
     }
 }

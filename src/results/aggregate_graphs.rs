@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::aggregate::{AggregateSettings, Aggregator, ApdexThresholds, Observation};
+use super::fast_hash::FastMap;
 use super::percentile::Distribution;
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -20,17 +21,6 @@ pub type Series = (String, Vec<(f64, f64)>);
 /// Series name → x → accumulated values.
 type SeriesMap = BTreeMap<String, BTreeMap<i64, Acc>>;
 
-fn add_to(map: &mut SeriesMap, series: &str, x: i64, value: f64) {
-    if !map.contains_key(series) {
-        map.insert(series.to_string(), BTreeMap::new());
-    }
-    if let Some(points) = map.get_mut(series) {
-        let acc = points.entry(x).or_default();
-        acc.sum += value;
-        acc.count += 1;
-    }
-}
-
 /// Per-second samples in one end-time second, for the "vs Request" graphs.
 #[derive(Debug, Clone)]
 struct SecondBucket {
@@ -41,23 +31,54 @@ struct SecondBucket {
     ko_latency: Distribution,
 }
 
+/// One label's sums in one time bucket (end time).
+#[derive(Debug, Clone, Copy, Default)]
+struct LabelBucket {
+    count: u64,
+    elapsed: i64,
+    latency: i64,
+    connect: i64,
+    ok: u64,
+    ko: u64,
+}
+
+/// One label's graph state: kept together so a sample costs one label lookup.
+#[derive(Debug, Clone, Default)]
+struct LabelSeries {
+    over_time: BTreeMap<i64, LabelBucket>,
+    /// Response time bucket -> count.
+    distribution: BTreeMap<i64, u64>,
+    /// `allThreads` -> elapsed.
+    vs_threads: BTreeMap<i64, Acc>,
+}
+
+/// A named whole-test series and how to read its value from a bucket.
+type GlobalPicker = (&'static str, fn(&GlobalBucket) -> f64);
+
+/// Whole-test sums in one time bucket (end time).
+#[derive(Debug, Clone, Copy, Default)]
+struct GlobalBucket {
+    /// Non-controller bytes received and sent.
+    bytes: i64,
+    sent: i64,
+    /// Every sample's outcome, controllers included (Total Transactions Per Second).
+    ok: u64,
+    ko: u64,
+}
+
 /// The running state of every default graph.
 #[derive(Debug, Clone)]
 pub struct GraphAccumulators {
     granularity: i64,
     distribution_granularity: i64,
     apdex: ApdexThresholds,
-    response_times: SeriesMap,
-    latencies: SeriesMap,
-    connect: SeriesMap,
-    threads: SeriesMap,
-    bytes: SeriesMap,
-    hits: SeriesMap,
-    codes: SeriesMap,
-    total_tps: SeriesMap,
-    tps: SeriesMap,
-    distribution: SeriesMap,
-    time_vs_threads: SeriesMap,
+    labels: FastMap<String, LabelSeries>,
+    /// Thread group name -> mean `grpThreads` per bucket.
+    threads: FastMap<String, BTreeMap<i64, Acc>>,
+    global: BTreeMap<i64, GlobalBucket>,
+    /// Non-controller samples per start-time bucket.
+    hits: BTreeMap<i64, u64>,
+    codes: FastMap<String, BTreeMap<i64, u64>>,
     synthetic: [u64; 4],
     percentiles_over_time: BTreeMap<i64, Distribution>,
     seconds: BTreeMap<i64, SecondBucket>,
@@ -122,23 +143,24 @@ fn finish(map: &SeriesMap, mode: Mode) -> Vec<Series> {
         .collect()
 }
 
+fn entry<'m, V: Default>(map: &'m mut FastMap<String, V>, key: &str) -> &'m mut V {
+    if !map.contains_key(key) {
+        map.insert(key.to_string(), V::default());
+    }
+    map.get_mut(key).expect("inserted above")
+}
+
 impl GraphAccumulators {
     pub fn new(settings: &AggregateSettings) -> GraphAccumulators {
         GraphAccumulators {
             granularity: settings.granularity,
             distribution_granularity: settings.distribution_granularity,
             apdex: settings.apdex,
-            response_times: SeriesMap::new(),
-            latencies: SeriesMap::new(),
-            connect: SeriesMap::new(),
-            threads: SeriesMap::new(),
-            bytes: SeriesMap::new(),
-            hits: SeriesMap::new(),
-            codes: SeriesMap::new(),
-            total_tps: SeriesMap::new(),
-            tps: SeriesMap::new(),
-            distribution: SeriesMap::new(),
-            time_vs_threads: SeriesMap::new(),
+            labels: FastMap::default(),
+            threads: FastMap::default(),
+            global: BTreeMap::new(),
+            hits: BTreeMap::new(),
+            codes: FastMap::default(),
             synthetic: [0; 4],
             percentiles_over_time: BTreeMap::new(),
             seconds: BTreeMap::new(),
@@ -148,58 +170,53 @@ impl GraphAccumulators {
     pub fn add(&mut self, o: &Observation, controller: bool) {
         let g = self.granularity;
         let end = o.end - o.end.rem_euclid(g);
-        let start = o.start - o.start.rem_euclid(g);
-        add_to(&mut self.response_times, o.label, end, o.elapsed as f64);
-        add_to(&mut self.latencies, o.label, end, o.latency as f64);
-        add_to(&mut self.connect, o.label, end, o.connect as f64);
+        let d = self.distribution_granularity;
+        let label = entry(&mut self.labels, o.label);
+        let bucket = label.over_time.entry(end).or_default();
+        bucket.count += 1;
+        bucket.elapsed += o.elapsed;
+        bucket.latency += o.latency;
+        bucket.connect += o.connect;
+        *if o.success {
+            &mut bucket.ok
+        } else {
+            &mut bucket.ko
+        } += 1;
+        *label
+            .distribution
+            .entry(o.elapsed - o.elapsed.rem_euclid(d))
+            .or_default() += 1;
+        let acc = label.vs_threads.entry(o.all_threads).or_default();
+        acc.sum += o.elapsed as f64;
+        acc.count += 1;
         let group = o
             .thread_name
             .rsplit_once(' ')
             .map_or(o.thread_name, |(g, _)| g);
-        add_to(&mut self.threads, group, end, o.grp_threads as f64);
-        let outcome = if o.success { "success" } else { "failure" };
-        add_to(
-            &mut self.total_tps,
-            &format!("Transaction-{outcome}"),
-            end,
-            1.0,
-        );
-        add_to(&mut self.tps, &format!("{}-{outcome}", o.label), end, 1.0);
-        let d = self.distribution_granularity;
-        add_to(
-            &mut self.distribution,
-            o.label,
-            o.elapsed - o.elapsed.rem_euclid(d),
-            1.0,
-        );
-        add_to(
-            &mut self.time_vs_threads,
-            o.label,
-            o.all_threads,
-            o.elapsed as f64,
-        );
+        let acc = entry(&mut self.threads, group).entry(end).or_default();
+        acc.sum += o.grp_threads as f64;
+        acc.count += 1;
+        let global = self.global.entry(end).or_default();
+        *if o.success {
+            &mut global.ok
+        } else {
+            &mut global.ko
+        } += 1;
         if controller {
             return;
         }
-        add_to(
-            &mut self.bytes,
-            "Bytes received per second",
-            end,
-            o.bytes as f64,
-        );
-        add_to(
-            &mut self.bytes,
-            "Bytes sent per second",
-            end,
-            o.sent_bytes as f64,
-        );
-        add_to(&mut self.hits, "hitsPerSecond", start, 1.0);
+        global.bytes += o.bytes;
+        global.sent += o.sent_bytes;
+        *self
+            .hits
+            .entry(o.start - o.start.rem_euclid(g))
+            .or_default() += 1;
         let code = if o.response_code.is_empty() {
             "EMPTY_RES_CODE"
         } else {
             o.response_code
         };
-        add_to(&mut self.codes, code, end, 1.0);
+        *entry(&mut self.codes, code).entry(end).or_default() += 1;
         self.synthetic[match () {
             _ if !o.success => 3,
             _ if o.elapsed <= self.apdex.satisfied => 0,
@@ -212,6 +229,10 @@ impl GraphAccumulators {
                 .or_insert_with(|| Distribution::new(0))
                 .add(o.elapsed);
         }
+        self.add_second(o);
+    }
+
+    fn add_second(&mut self, o: &Observation) {
         let second = o.end - o.end.rem_euclid(1000);
         let bucket = self.seconds.entry(second).or_insert_with(|| SecondBucket {
             count: 0,
@@ -229,6 +250,75 @@ impl GraphAccumulators {
             bucket.ko_latency.add(o.latency);
         }
     }
+
+    /// Per-label over-time series of one value: `pick` gives (sum, count) of a bucket.
+    fn per_label(&self, pick: impl Fn(&LabelBucket) -> Option<(f64, u64)>) -> SeriesMap {
+        self.labels
+            .iter()
+            .map(|(name, l)| {
+                let points = l
+                    .over_time
+                    .iter()
+                    .filter_map(|(&x, b)| pick(b).map(|(sum, count)| (x, Acc { sum, count })))
+                    .collect();
+                (name.clone(), points)
+            })
+            .collect()
+    }
+
+    /// Transactions Per Second: `<label>-success` and `<label>-failure`.
+    fn transactions(&self) -> SeriesMap {
+        let mut map = SeriesMap::new();
+        for (outcome, ok) in [("success", true), ("failure", false)] {
+            let series = self.per_label(|b| {
+                let n = if ok { b.ok } else { b.ko };
+                (n > 0).then_some((n as f64, n))
+            });
+            for (name, points) in series {
+                if !points.is_empty() {
+                    map.insert(format!("{name}-{outcome}"), points);
+                }
+            }
+        }
+        map
+    }
+
+    /// Whole-test series, one per `(name, value)` picker.
+    fn global_series(&self, pickers: &[GlobalPicker]) -> SeriesMap {
+        pickers
+            .iter()
+            .map(|(name, pick)| {
+                let points = self
+                    .global
+                    .iter()
+                    .map(|(&x, b)| {
+                        (
+                            x,
+                            Acc {
+                                sum: pick(b),
+                                count: 1,
+                            },
+                        )
+                    })
+                    .collect();
+                (name.to_string(), points)
+            })
+            .collect()
+    }
+}
+
+fn counts(map: &BTreeMap<i64, u64>) -> BTreeMap<i64, Acc> {
+    map.iter()
+        .map(|(&x, &n)| {
+            (
+                x,
+                Acc {
+                    sum: n as f64,
+                    count: n,
+                },
+            )
+        })
+        .collect()
 }
 
 /// What a default graph is: JMeter's id and title, its page and axes.
@@ -288,24 +378,60 @@ fn data(agg: &Aggregator, id: &str) -> (Option<i64>, Vec<Series>) {
     let a = &agg.graphs;
     let g = a.granularity;
     let rate = Mode::Rate(g);
+    let mean = |f: fn(&LabelBucket) -> i64| a.per_label(move |b| Some((f(b) as f64, b.count)));
+    let of_labels = |f: fn(&LabelSeries) -> BTreeMap<i64, Acc>| -> SeriesMap {
+        a.labels.iter().map(|(k, l)| (k.clone(), f(l))).collect()
+    };
     match id {
-        "responseTimesOverTime" => (Some(g), finish(&a.response_times, Mode::Mean)),
+        "responseTimesOverTime" => (Some(g), finish(&mean(|b| b.elapsed), Mode::Mean)),
         "responseTimePercentilesOverTime" => (Some(g), percentiles_over_time(agg)),
-        "activeThreadsOverTime" => (Some(g), finish(&a.threads, Mode::Mean)),
-        "bytesThroughputOverTime" => (Some(g), finish(&a.bytes, rate)),
-        "latenciesOverTime" => (Some(g), finish(&a.latencies, Mode::Mean)),
-        "connectTimeOverTime" => (Some(g), finish(&a.connect, Mode::Mean)),
-        "hitsPerSecond" => (Some(g), finish(&a.hits, rate)),
-        "codesPerSecond" => (Some(g), finish(&a.codes, rate)),
-        "transactionsPerSecond" => (Some(g), finish(&a.tps, rate)),
-        "totalTPS" => (Some(g), finish(&a.total_tps, rate)),
+        "activeThreadsOverTime" => {
+            let threads: SeriesMap = a
+                .threads
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            (Some(g), finish(&threads, Mode::Mean))
+        }
+        "bytesThroughputOverTime" => {
+            let bytes = a.global_series(&[
+                ("Bytes received per second", |b| b.bytes as f64),
+                ("Bytes sent per second", |b| b.sent as f64),
+            ]);
+            (Some(g), finish(&bytes, rate))
+        }
+        "latenciesOverTime" => (Some(g), finish(&mean(|b| b.latency), Mode::Mean)),
+        "connectTimeOverTime" => (Some(g), finish(&mean(|b| b.connect), Mode::Mean)),
+        "hitsPerSecond" => {
+            let hits = SeriesMap::from([("hitsPerSecond".to_string(), counts(&a.hits))]);
+            (Some(g), finish(&hits, rate))
+        }
+        "codesPerSecond" => {
+            let codes: SeriesMap = a
+                .codes
+                .iter()
+                .map(|(k, v)| (k.clone(), counts(v)))
+                .collect();
+            (Some(g), finish(&codes, rate))
+        }
+        "transactionsPerSecond" => (Some(g), finish(&a.transactions(), rate)),
+        "totalTPS" => {
+            let tps = a.global_series(&[
+                ("Transaction-success", |b| b.ok as f64),
+                ("Transaction-failure", |b| b.ko as f64),
+            ]);
+            (Some(g), finish(&tps, rate))
+        }
         "responseTimeVsRequest" => (None, vs_request(a, false)),
         "latencyVsRequest" => (None, vs_request(a, true)),
         "responseTimePercentiles" => (None, label_percentiles(agg)),
-        "timeVsThreads" => (None, finish(&a.time_vs_threads, Mode::Mean)),
+        "timeVsThreads" => (
+            None,
+            finish(&of_labels(|l| l.vs_threads.clone()), Mode::Mean),
+        ),
         "responseTimeDistribution" => (
             Some(a.distribution_granularity),
-            finish(&a.distribution, Mode::Count),
+            finish(&of_labels(|l| counts(&l.distribution)), Mode::Count),
         ),
         _ => (None, synthetic(a)),
     }
