@@ -4,9 +4,9 @@
 //! typed, scoped, pre-compiled elements, [`engine`] runs virtual users through it, and
 //! every sample flows over the bounded bus in [`results`] to the sinks (`.jtl` writers,
 //! the console summariser). [`expr`] compiles `${...}` expressions; [`samplers`] speak
-//! the protocols. [`cli`] turns JMeter's command line into a run configuration;
-//! [`check`] reports what jmxr would do with each element of a plan; [`udp_sink`] is the
-//! receiving end of a UDP load test.
+//! the protocols; [`report`] writes the HTML dashboard. [`cli`] turns JMeter's command
+//! line into a run configuration; [`check`] reports what jmxr would do with each element
+//! of a plan; [`udp_sink`] is the receiving end of a UDP load test.
 
 pub mod check;
 pub mod cli;
@@ -15,6 +15,7 @@ pub mod expr;
 pub mod fd_limit;
 pub mod jmx;
 pub mod plan;
+pub mod report;
 pub mod results;
 pub mod run;
 pub mod runlog;

@@ -47,6 +47,7 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Report(config) => run::report(&config),
         Command::Run(config) => {
             let runtime = match tokio::runtime::Builder::new_multi_thread()
                 .enable_all()

@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 pub use crate::check::check;
-use crate::cli::RunConfig;
+use crate::cli::{ReportConfig, RunConfig};
 use crate::engine::{self, RunShared};
 use crate::expr::{FunctionRegistry, Properties, TestInfo, ThreadInfo, Variables};
 use crate::jmx;
@@ -275,6 +275,25 @@ async fn wait_for_signal() -> std::io::Result<()> {
     tokio::signal::ctrl_c().await
 }
 
+/// `-g`: a dashboard from existing `.jtl` files, merged. Errors leave no report folder.
+pub fn report(config: &ReportConfig) -> Outcome {
+    let props = Properties::from_map(config.properties.clone());
+    let result = crate::report::prepare_output(&config.out, config.force_delete)
+        .and_then(|()| crate::report::generate_from_files(&config.jtls, &config.out, &props));
+    match result {
+        Ok(warnings) => {
+            for warning in warnings {
+                eprintln!("warning: {warning}");
+            }
+            Outcome::Completed
+        }
+        Err(message) => {
+            eprintln!("An error occurred: {message}");
+            Outcome::BadInput
+        }
+    }
+}
+
 /// Evaluates a file name template (Result Collector `filename`) outside any user.
 pub fn eval_outside_users(template: &crate::expr::Template, shared: &RunShared) -> String {
     let mut vars = Variables::new();
@@ -317,6 +336,10 @@ fn open_sinks(
             },
         ));
     }
+    let report_dir = config.report_dir.as_deref();
+    if let Some(dir) = report_dir {
+        crate::report::prepare_output(dir, config.force_delete)?;
+    }
     if config.force_delete {
         for (path, _) in &planned {
             match std::fs::remove_file(path) {
@@ -324,6 +347,11 @@ fn open_sinks(
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(format!("cannot delete {}: {e}", path.display())),
             }
+        }
+    }
+    if let (Some(_), Some(jtl)) = (report_dir, &config.jtl) {
+        if std::fs::metadata(jtl).is_ok_and(|m| m.len() > 0) {
+            return Err(format!("Results file:{} is not empty", jtl.display()));
         }
     }
     for (path, collector) in planned {
@@ -340,6 +368,10 @@ fn open_sinks(
         Summariser::from_properties(props, Box::new(std::io::stdout()), shared.counts.clone())
     {
         sinks.push(Box::new(summariser));
+    }
+    if let (Some(dir), Some(jtl)) = (report_dir, &config.jtl) {
+        let sink = crate::report::ReportSink::new(props, dir.to_path_buf(), jtl)?;
+        sinks.push(Box::new(sink));
     }
     Ok(sinks)
 }

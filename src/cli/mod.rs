@@ -39,6 +39,12 @@ pub struct RawArgs {
     pub global: Vec<(String, String)>,
     /// `udp-sink` and its options, which are not JMeter's and are read apart.
     pub udp_sink: Option<Vec<String>>,
+    /// `-g`: results files to build a dashboard from (repeat to merge several).
+    pub report_from: Vec<PathBuf>,
+    /// `-e`: build the dashboard at the end of the run.
+    pub report_at_end: bool,
+    /// `-o`: the dashboard folder.
+    pub report_out: Option<PathBuf>,
 }
 
 /// What to do.
@@ -50,6 +56,16 @@ pub enum Command {
     Check(CheckConfig),
     /// `jmxr udp-sink`: receive and count a UDP load.
     UdpSink(crate::udp_sink::SinkConfig),
+    Report(ReportConfig),
+}
+
+/// `-g FILE.jtl [-g MORE.jtl ...] -o DIR`: a dashboard from existing results.
+#[derive(Debug, Clone)]
+pub struct ReportConfig {
+    pub jtls: Vec<PathBuf>,
+    pub out: PathBuf,
+    pub properties: HashMap<String, String>,
+    pub force_delete: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -61,6 +77,8 @@ pub struct RunConfig {
     pub force_delete: bool,
     pub skip_unsupported: bool,
     pub seed: Option<u64>,
+    /// `-e -o DIR`: the dashboard folder written at the end of the run.
+    pub report_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone)]
@@ -194,9 +212,7 @@ fn apply_flag(letter: char, raw: &mut RawArgs) {
         'f' => raw.force_delete = true,
         'h' => raw.help = true,
         'v' => raw.version = true,
-        'e' => raw
-            .not_yet
-            .push("-e (dashboard at the end of the run)".into()),
+        'e' => raw.report_at_end = true,
         'r' => raw.not_yet.push("-r (remote start)".into()),
         'X' => raw.not_yet.push("-X (remote exit)".into()),
         's' => raw.not_yet.push("-s (server mode)".into()),
@@ -224,8 +240,8 @@ fn apply_value(letter: char, value: String, raw: &mut RawArgs) -> Result<(), Cli
         }
         'G' => raw.global.push(name_value(&value)),
         'D' => raw.system.push(name_value(&value)),
-        'o' => raw.not_yet.push("-o (dashboard output folder)".into()),
-        'g' => raw.not_yet.push("-g (dashboard from a .jtl)".into()),
+        'o' => raw.report_out = Some(PathBuf::from(value)),
+        'g' => raw.report_from.push(PathBuf::from(value)),
         'R' => raw.not_yet.push("-R (remote start)".into()),
         // Logging configuration and home folder have no equivalent to set.
         _ => {}
@@ -249,11 +265,14 @@ impl RawArgs {
         }
         if !self.not_yet.is_empty() {
             return Err(CliError::Usage(format!(
-                "not supported yet: {}; jmxr does not build dashboards or run remote servers yet",
+                "not supported yet: {}; jmxr does not run remote servers yet",
                 self.not_yet.join(", ")
             )));
         }
         let properties = self.properties()?;
+        if !self.report_from.is_empty() {
+            return self.report_config(properties).map(Command::Report);
+        }
         if self.subcommand.as_deref() == Some("check") {
             let mut plans = self.positional.clone();
             plans.extend(self.plan.clone());
@@ -271,6 +290,7 @@ impl RawArgs {
             .ok_or_else(|| {
                 CliError::Usage("Non-GUI runs require a test plan (-t plan.jmx)".into())
             })?;
+        let report_dir = self.report_dir()?;
         Ok(Command::Run(RunConfig {
             plan,
             jtl: self.jtl,
@@ -279,7 +299,43 @@ impl RawArgs {
             force_delete: self.force_delete,
             skip_unsupported: self.skip_unsupported,
             seed: self.seed,
+            report_dir,
         }))
+    }
+
+    /// JMeter's rules for `-g`: not with a run (`-t`, `-l`, `-e`); jmxr also needs `-o`,
+    /// as it has no JMeter home to default to.
+    fn report_config(&self, properties: HashMap<String, String>) -> Result<ReportConfig, CliError> {
+        if self.plan.is_some() || self.jtl.is_some() || self.report_at_end {
+            return Err(CliError::Usage(
+                "-g builds a report from existing results; it cannot be combined with -t, -l or -e"
+                    .into(),
+            ));
+        }
+        let out = self
+            .report_out
+            .clone()
+            .ok_or_else(|| CliError::Usage("Option -g requires -o (the report folder)".into()))?;
+        Ok(ReportConfig {
+            jtls: self.report_from.clone(),
+            out,
+            properties,
+            force_delete: self.force_delete,
+        })
+    }
+
+    /// `-e` needs `-l` (as in JMeter) and `-o`.
+    fn report_dir(&self) -> Result<Option<PathBuf>, CliError> {
+        if !self.report_at_end {
+            return Ok(None);
+        }
+        if self.jtl.is_none() {
+            return Err(CliError::Usage("Option -e requires -l option".into()));
+        }
+        self.report_out
+            .clone()
+            .map(Some)
+            .ok_or_else(|| CliError::Usage("Option -e requires -o (the report folder)".into()))
     }
 
     /// JMeter's precedence: `-p` file (or the shipped defaults), `user.properties`,
@@ -339,6 +395,8 @@ jmxr runs Apache JMeter test plans natively.
 
 Usage:
   jmxr -n -t plan.jmx [-l results.jtl] [-j run.log] [-Jname=value ...] [-q extra.properties] [-p jmeter.properties] [-f]
+  jmxr -n -t plan.jmx -l results.jtl -e -o report-folder [-f]
+  jmxr -g results.jtl [-g more.jtl ...] -o report-folder [-f]
   jmxr check plan.jmx [more.jmx ...]
   jmxr udp-sink --port N [--host 127.0.0.1] [--duration S] [--report FILE.csv] [--sequence] [--jtl sender.jtl]
 
@@ -352,11 +410,17 @@ JMeter options:
   -p, --propfile FILE           use FILE instead of the shipped jmeter.properties defaults
   -G, --globalproperty N=V      accepted; meant for remote servers, not set locally
   -D, --systemproperty N=V      accepted; Java system properties have no effect here
-  -f, --forceDeleteResultFile   delete result files before the run
+  -f, --forceDeleteResultFile   delete result files before the run, and empty the -o folder
+  -e, --reportatendofloadtests  build the HTML dashboard after the run (needs -l and -o)
+  -g, --reportonly FILE         build the HTML dashboard from a CSV .jtl (repeat to merge files)
+  -o, --reportoutputfolder DIR  dashboard folder: must be missing or empty unless -f
   -L, -i                        accepted; logging is configured by -j
 jmxr options:
   --skip-unsupported            run even when the plan holds elements jmxr cannot execute
   --seed N                      make random timers, controllers and functions reproducible
+  -Jjmxr.report.exact_percentiles=true
+                                dashboard percentiles over every sample instead of JMeter's
+                                20,000-sample window (jmeter.reportgenerator.statistic_window)
 
 Exit codes:
   0  the run completed (failed samples do not change this, as in JMeter)
@@ -404,10 +468,8 @@ mod tests {
 
     #[test]
     fn later_flags_are_refused_clearly() {
-        let err = args("-n -t p.jmx -l x.jtl -e -o report")
-            .resolve()
-            .unwrap_err();
-        assert!(err.to_string().contains("-e"), "{err}");
+        let err = args("-n -t p.jmx -l x.jtl -r").resolve().unwrap_err();
+        assert!(err.to_string().contains("-r"), "{err}");
         assert!(parse(["-Z".to_string()]).is_err());
     }
 
@@ -426,5 +488,25 @@ mod tests {
             panic!("expected check");
         };
         assert_eq!(config.plans.len(), 2);
+    }
+
+    #[test]
+    fn report_flags_follow_jmeter_rules() {
+        let Command::Report(config) = args("-g a.jtl -g b.jtl -o out -f").resolve().unwrap() else {
+            panic!("expected a report");
+        };
+        assert_eq!(config.jtls.len(), 2);
+        assert!(config.force_delete);
+        let err = args("-n -t p.jmx -e -o out").resolve().unwrap_err();
+        assert!(
+            err.to_string().contains("Option -e requires -l option"),
+            "{err}"
+        );
+        assert!(args("-g a.jtl").resolve().is_err());
+        assert!(args("-g a.jtl -l x.jtl -o out").resolve().is_err());
+        let Command::Run(run) = args("-n -t p.jmx -l x.jtl -e -o out").resolve().unwrap() else {
+            panic!("expected a run");
+        };
+        assert_eq!(run.report_dir, Some(PathBuf::from("out")));
     }
 }

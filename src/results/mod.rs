@@ -1,24 +1,35 @@
 //! Results: what a sample measured ([`SampleResult`]), the bounded bus that carries
 //! results from virtual users to sinks, and the sinks themselves (`.jtl` writers in CSV
-//! and XML, the console summariser).
+//! and XML, the console summariser), the `.jtl` CSV reader and the dashboard aggregator
+//! that both `-g` (from files) and `-e` (live) feed.
 //!
 //! Virtual users only ever `send` a [`SampleEvent`] on the bus; one task owns every sink
 //! and writes, so a slow disk applies back-pressure instead of losing samples.
 
+mod aggregate;
+mod aggregate_graphs;
 mod bus;
 mod csv;
 mod date_format;
+mod fast_hash;
 mod jtl_file;
+mod percentile;
+mod read;
 mod sample;
 mod save_config;
 mod summariser;
 mod thread_counts;
 mod xml;
 
+pub use aggregate::{AggregateSettings, Aggregator, ApdexThresholds, Observation, Summary, TOTAL};
+pub use aggregate_graphs::{graphs, Graph, Page, XAxis};
 pub use bus::{ResultsBus, SampleEvent, Sink, BUS_CAPACITY};
 pub use csv::{csv_header, quote, write_csv_row, write_csv_sample};
 pub use date_format::{DatePattern, InvalidPattern};
+pub use fast_hash::FastMap;
 pub use jtl_file::{Collector, JtlFileSink, JtlFiles, JtlSink};
+pub use percentile::Distribution;
+pub use read::{JtlReader, JtlRecord, ReadError};
 pub use sample::{AssertionResult, SampleAction, SampleResult, TRANSACTION_MESSAGE_PREFIX};
 pub use save_config::{SaveConfig, SaveConfigError};
 pub use summariser::{Clock, Summariser, SystemClock};

@@ -1,0 +1,242 @@
+//! JSON as JMeter's report writes it: numbers in Java's `Double.toString` / `Float.toString`
+//! form (`100.0`, `6.1894261494177E-4`), `statistics.json` pretty-printed like Jackson's
+//! default printer, and the graph and table data handed to the page scripts.
+
+use std::fmt::Write as _;
+
+use crate::results::{Aggregator, Graph, Summary, XAxis, TOTAL};
+
+/// Java's `Double.toString` for `value` (shortest round-trip digits).
+pub fn java_double(value: f64) -> String {
+    java_number(&format!("{value:e}"), value)
+}
+
+/// Java's `Float.toString` for `value` taken as a float (JMeter's `errorPct`).
+pub fn java_float(value: f64) -> String {
+    let f = value as f32;
+    java_number(&format!("{f:e}"), f as f64)
+}
+
+/// Builds Java's form from Rust's shortest scientific form (`d.ddde±x`).
+fn java_number(scientific: &str, value: f64) -> String {
+    if value.is_nan() {
+        return "NaN".into();
+    }
+    if value.is_infinite() {
+        return if value > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if value == 0.0 {
+        return if value.is_sign_negative() {
+            "-0.0"
+        } else {
+            "0.0"
+        }
+        .into();
+    }
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let sign = if negative { "-" } else { "" };
+    let magnitude = value.abs();
+    if (1e-3..1e7).contains(&magnitude) {
+        let point = exponent + 1;
+        let (int, frac) = if point <= 0 {
+            (
+                "0".to_string(),
+                format!("{}{digits}", "0".repeat((-point) as usize)),
+            )
+        } else if point as usize >= digits.len() {
+            (
+                format!("{digits}{}", "0".repeat(point as usize - digits.len())),
+                String::new(),
+            )
+        } else {
+            (
+                digits[..point as usize].to_string(),
+                digits[point as usize..].to_string(),
+            )
+        };
+        let frac = if frac.is_empty() {
+            "0".to_string()
+        } else {
+            frac
+        };
+        format!("{sign}{int}.{frac}")
+    } else {
+        let frac = if digits.len() > 1 { &digits[1..] } else { "0" };
+        format!("{sign}{}.{frac}E{exponent}", &digits[..1])
+    }
+}
+
+/// A double as Jackson writes it by default: `NaN` and `Infinity` (a row whose samples all
+/// start and end in the same millisecond has an infinite throughput) in quotes.
+fn jackson_double(value: f64) -> String {
+    if value.is_finite() {
+        java_double(value)
+    } else {
+        format!("\"{}\"", java_double(value))
+    }
+}
+
+/// A JSON string literal.
+pub fn string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            // Keeps the data safe inside an inline <script>.
+            '<' => out.push_str("\\u003c"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A number for the page scripts: finite Java form, or `null`.
+fn number(value: f64) -> String {
+    if value.is_finite() {
+        java_double(value)
+    } else {
+        "null".into()
+    }
+}
+
+/// The statistics of one row: `[label, p1, p2, p3 ...]` fields by name, in JMeter's order.
+pub struct RowStats {
+    pub median: f64,
+    pub pct: [f64; 3],
+}
+
+pub fn row_stats(summary: &Summary, percentiles: [f64; 3]) -> RowStats {
+    let v =
+        summary
+            .distribution
+            .percentiles(&[50.0, percentiles[0], percentiles[1], percentiles[2]]);
+    RowStats {
+        median: v[0],
+        pct: [v[1], v[2], v[3]],
+    }
+}
+
+/// `statistics.json`: label → `SamplingStatistic`, plus `Total`, Jackson-style layout.
+pub fn statistics_json(agg: &Aggregator) -> String {
+    let mut rows: Vec<(&str, &Summary)> = agg.labels.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    rows.sort_by(|a, b| a.0.cmp(b.0));
+    rows.insert(0, (TOTAL, &agg.total));
+    let entries: Vec<String> = rows
+        .iter()
+        .map(|(label, s)| statistic_entry(label, s, agg.settings.percentiles))
+        .collect();
+    format!("{{\n{}\n}}\n", entries.join(",\n"))
+}
+
+fn statistic_entry(label: &str, s: &Summary, percentiles: [f64; 3]) -> String {
+    let stats = row_stats(s, percentiles);
+    let error_pct = if s.count == 0 {
+        0.0
+    } else {
+        s.errors as f64 * 100.0 / s.count as f64
+    };
+    let fields: Vec<(&str, String)> = vec![
+        ("transaction", string(label)),
+        ("sampleCount", s.count.to_string()),
+        ("errorCount", s.errors.to_string()),
+        ("errorPct", java_float(error_pct)),
+        ("meanResTime", jackson_double(s.mean)),
+        ("medianResTime", jackson_double(stats.median)),
+        ("minResTime", jackson_double(s.min as f64)),
+        ("maxResTime", jackson_double(s.max as f64)),
+        ("pct1ResTime", jackson_double(stats.pct[0])),
+        ("pct2ResTime", jackson_double(stats.pct[1])),
+        ("pct3ResTime", jackson_double(stats.pct[2])),
+        ("throughput", jackson_double(s.throughput())),
+        (
+            "receivedKBytesPerSec",
+            jackson_double(s.received_kb_per_sec()),
+        ),
+        ("sentKBytesPerSec", jackson_double(s.sent_kb_per_sec())),
+    ];
+    let body: Vec<String> = fields
+        .iter()
+        .map(|(k, v)| format!("    \"{k}\" : {v}"))
+        .collect();
+    format!("  {} : {{\n{}\n  }}", string(label), body.join(",\n"))
+}
+
+/// The graphs as a JS object literal: `{id: {title, xAxis, granularity, series: [...]}}`.
+pub fn graphs_json(graphs: &[Graph]) -> String {
+    let mut out = String::from("{");
+    for (i, g) in graphs.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let x_axis = match g.x_axis {
+            XAxis::Time => "time",
+            XAxis::Number => "number",
+            XAxis::Category => "category",
+        };
+        let _ = write!(
+            out,
+            "\n{}:{{\"title\":{},\"xAxis\":\"{x_axis}\",\"xLabel\":{},\"yLabel\":{},\"granularity\":{},\"series\":[",
+            string(g.id),
+            string(&g.title),
+            string(g.x_label),
+            string(g.y_label),
+            g.granularity.map_or("null".into(), |v| v.to_string())
+        );
+        for (j, (name, points)) in g.series.iter().enumerate() {
+            if j > 0 {
+                out.push(',');
+            }
+            let _ = write!(out, "{{\"label\":{},\"data\":[", string(name));
+            for (k, (x, y)) in points.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                let _ = write!(out, "[{},{}]", number(*x), number(*y));
+            }
+            out.push_str("]}");
+        }
+        out.push_str("]}");
+    }
+    out.push_str("\n}");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doubles_print_as_java_prints_them() {
+        assert_eq!(java_double(100.0), "100.0");
+        assert_eq!(java_double(339.2), "339.2");
+        assert_eq!(java_double(6.1894261494177E-4), "6.1894261494177E-4");
+        assert_eq!(java_double(0.0015473565373544248), "0.0015473565373544248");
+        assert_eq!(java_double(1.0e7), "1.0E7");
+        assert_eq!(java_double(12345678.5), "1.23456785E7");
+        assert_eq!(java_double(0.001), "0.001");
+        assert_eq!(java_double(-2.5), "-2.5");
+        assert_eq!(java_float(300.0 / 255.0), "1.1764706");
+        assert_eq!(java_float(100.0), "100.0");
+        assert_eq!(jackson_double(f64::INFINITY), "\"Infinity\"");
+    }
+
+    #[test]
+    fn strings_are_escaped_for_json_and_inline_scripts() {
+        assert_eq!(
+            string("a\"b\\</script>\n"),
+            "\"a\\\"b\\\\\\u003c/script>\\n\""
+        );
+    }
+}

@@ -1,0 +1,197 @@
+//! The HTML dashboard: JMeter's report generator (`-g FILE.jtl -o DIR`, and `-e -o DIR` at
+//! the end of a run), from the aggregates built in [`crate::results::Aggregator`].
+//!
+//! The folder holds `index.html`, `statistics.json` (JMeter's exact schema), the graph pages
+//! under `content/pages/`, and the scripts and styles they use, all from `report-templates/`
+//! embedded in the binary, so the report opens offline from `file://`. It is written into a
+//! temporary sibling folder and moved into place only when complete: a failure never leaves
+//! a half-written report.
+
+mod html;
+pub mod json;
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use crate::expr::Properties;
+use crate::results::{
+    AggregateSettings, Aggregator, JtlReader, JtlRecord, Observation, SampleEvent, SaveConfig, Sink,
+};
+
+/// What the "Test and Report information" table shows.
+#[derive(Debug, Clone)]
+pub struct ReportInfo {
+    /// `jmeter.reportgenerator.report_title`, empty for the default title.
+    pub title: String,
+    /// The results file(s) the report was made from.
+    pub sources: Vec<String>,
+    /// `sample_filter` and `series_filter`, shown when set.
+    pub sample_filter: String,
+    pub series_filter: String,
+    /// `series_filter` compiled as the page script applies it: case-insensitive, anywhere.
+    series_pattern: Option<regex::Regex>,
+    /// `exporter.html.show_controllers_only`: tables show Transaction Controller rows only.
+    pub show_controllers_only: bool,
+}
+
+impl ReportInfo {
+    pub fn from_properties(props: &Properties, sources: Vec<String>) -> ReportInfo {
+        let get = |k: &str| props.get(k).unwrap_or_default();
+        let series_filter = get("jmeter.reportgenerator.exporter.html.series_filter");
+        ReportInfo {
+            title: get("jmeter.reportgenerator.report_title"),
+            sources,
+            sample_filter: get("jmeter.reportgenerator.sample_filter"),
+            series_pattern: (!series_filter.is_empty())
+                .then(|| regex::Regex::new(&format!("(?i){series_filter}")).ok())
+                .flatten(),
+            series_filter,
+            show_controllers_only: props.get_bool(
+                "jmeter.reportgenerator.exporter.html.show_controllers_only",
+                false,
+            ),
+        }
+    }
+
+    /// Whether a label's row is shown in the tables.
+    pub fn shows(&self, label: &str, is_controller: bool) -> bool {
+        (!self.show_controllers_only || is_controller)
+            && self
+                .series_pattern
+                .as_ref()
+                .is_none_or(|p| p.is_match(label))
+    }
+}
+
+/// Checks the `-o` folder as JMeter does: it must be missing or empty; with `force` an
+/// existing folder (or file) is removed first.
+pub fn prepare_output(out: &Path, force: bool) -> Result<(), String> {
+    let shown = std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf());
+    if out.is_file() {
+        if !force {
+            return Err(format!(
+                "Cannot write to '{}' as it is an existing file",
+                shown.display()
+            ));
+        }
+        std::fs::remove_file(out).map_err(|e| format!("cannot delete {}: {e}", shown.display()))?;
+    } else if out.is_dir() {
+        let empty = std::fs::read_dir(out)
+            .map_err(|e| format!("cannot read {}: {e}", shown.display()))?
+            .next()
+            .is_none();
+        if !empty && !force {
+            return Err(format!(
+                "Cannot write to '{}' as folder is not empty",
+                shown.display()
+            ));
+        }
+        if !empty {
+            std::fs::remove_dir_all(out)
+                .map_err(|e| format!("cannot empty {}: {e}", shown.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// `-g`: reads every file (they merge into one report) and writes the report to `out`.
+/// Returns warnings (truncated last lines).
+pub fn generate_from_files(
+    files: &[PathBuf],
+    out: &Path,
+    props: &Properties,
+) -> Result<Vec<String>, String> {
+    let settings = AggregateSettings::from_properties(props)?;
+    let save = SaveConfig::from_properties(props).map_err(|e| e.to_string())?;
+    let timestamp_format = props.get("jmeter.save.saveservice.timestamp_format");
+    let timestamp_is_start = settings.timestamp_is_start;
+    let mut agg = Aggregator::new(settings);
+    let mut warnings = Vec::new();
+    let mut record = JtlRecord::default();
+    for path in files {
+        let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let input = BufReader::with_capacity(1 << 16, file);
+        let mut reader = JtlReader::new(input, path, &save, timestamp_format.as_deref())
+            .map_err(|e| e.to_string())?;
+        while reader
+            .next_record(&mut record)
+            .map_err(|e| e.to_string())?
+            .is_some()
+        {
+            agg.add(&Observation::from_record(&record, timestamp_is_start));
+        }
+        warnings.extend(reader.warnings().iter().cloned());
+    }
+    if agg.total.count == 0 && agg.labels.is_empty() {
+        return Err("Error while processing samples: no sample in the results file(s)".into());
+    }
+    let sources = files.iter().map(|p| p.display().to_string()).collect();
+    write_report(&agg, &ReportInfo::from_properties(props, sources), out)?;
+    Ok(warnings)
+}
+
+/// Writes the whole report into a temporary sibling of `out`, then moves it into place.
+pub fn write_report(agg: &Aggregator, info: &ReportInfo, out: &Path) -> Result<(), String> {
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report".into());
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent)
+        .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    let temp = parent.join(format!(".{name}.jmxr-{}", std::process::id()));
+    let result = html::write_all(agg, info, &temp).and_then(|()| {
+        if out.is_dir() {
+            std::fs::remove_dir(out)
+                .map_err(|e| format!("cannot replace {}: {e}", out.display()))?;
+        }
+        std::fs::rename(&temp, out).map_err(|e| format!("cannot create {}: {e}", out.display()))
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&temp);
+    }
+    result
+}
+
+/// `-e`: aggregates live from the results bus and writes the report when the run ends.
+pub struct ReportSink {
+    aggregator: Aggregator,
+    info: ReportInfo,
+    out: PathBuf,
+    done: bool,
+}
+
+impl ReportSink {
+    pub fn new(props: &Properties, out: PathBuf, jtl: &Path) -> Result<ReportSink, String> {
+        Ok(ReportSink {
+            aggregator: Aggregator::new(AggregateSettings::from_properties(props)?),
+            info: ReportInfo::from_properties(props, vec![jtl.display().to_string()]),
+            out,
+            done: false,
+        })
+    }
+}
+
+impl Sink for ReportSink {
+    fn on_sample(&mut self, event: &SampleEvent) -> std::io::Result<()> {
+        self.aggregator.add_sample(&event.result);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        if self.done {
+            return Ok(());
+        }
+        self.done = true;
+        write_report(&self.aggregator, &self.info, &self.out)
+            .map_err(|e| std::io::Error::other(format!("dashboard not written: {e}")))
+    }
+}

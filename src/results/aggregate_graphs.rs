@@ -1,0 +1,541 @@
+//! The dashboard's graphs, accumulated per series and per time bucket as JMeter's graph
+//! consumers define them (`processor/graph/impl`): which time a sample is bucketed by (start
+//! for hits, end otherwise), whether Transaction Controller samples count, and whether a
+//! bucket shows a mean, a per-second rate or a count.
+
+use std::collections::BTreeMap;
+
+use super::aggregate::{AggregateSettings, Aggregator, ApdexThresholds, Observation};
+use super::fast_hash::FastMap;
+use super::percentile::Distribution;
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Acc {
+    sum: f64,
+    count: u64,
+}
+
+/// A finished series: its name and `(x, y)` points.
+pub type Series = (String, Vec<(f64, f64)>);
+
+/// Series name → x → accumulated values.
+type SeriesMap = BTreeMap<String, BTreeMap<i64, Acc>>;
+
+/// Per-second samples in one end-time second, for the "vs Request" graphs.
+#[derive(Debug, Clone)]
+struct SecondBucket {
+    count: u64,
+    ok_elapsed: Distribution,
+    ko_elapsed: Distribution,
+    ok_latency: Distribution,
+    ko_latency: Distribution,
+}
+
+/// One label's sums in one time bucket (end time).
+#[derive(Debug, Clone, Copy, Default)]
+struct LabelBucket {
+    count: u64,
+    elapsed: i64,
+    latency: i64,
+    connect: i64,
+    ok: u64,
+    ko: u64,
+}
+
+/// One label's graph state: kept together so a sample costs one label lookup.
+#[derive(Debug, Clone, Default)]
+struct LabelSeries {
+    over_time: BTreeMap<i64, LabelBucket>,
+    /// Response time bucket -> count.
+    distribution: BTreeMap<i64, u64>,
+    /// `allThreads` -> elapsed.
+    vs_threads: BTreeMap<i64, Acc>,
+}
+
+/// A named whole-test series and how to read its value from a bucket.
+type GlobalPicker = (&'static str, fn(&GlobalBucket) -> f64);
+
+/// Whole-test sums in one time bucket (end time).
+#[derive(Debug, Clone, Copy, Default)]
+struct GlobalBucket {
+    /// Non-controller bytes received and sent.
+    bytes: i64,
+    sent: i64,
+    /// Every sample's outcome, controllers included (Total Transactions Per Second).
+    ok: u64,
+    ko: u64,
+}
+
+/// The running state of every default graph.
+#[derive(Debug, Clone)]
+pub struct GraphAccumulators {
+    granularity: i64,
+    distribution_granularity: i64,
+    apdex: ApdexThresholds,
+    labels: FastMap<String, LabelSeries>,
+    /// Thread group name -> mean `grpThreads` per bucket.
+    threads: FastMap<String, BTreeMap<i64, Acc>>,
+    global: BTreeMap<i64, GlobalBucket>,
+    /// Non-controller samples per start-time bucket.
+    hits: BTreeMap<i64, u64>,
+    codes: FastMap<String, BTreeMap<i64, u64>>,
+    synthetic: [u64; 4],
+    percentiles_over_time: BTreeMap<i64, Distribution>,
+    seconds: BTreeMap<i64, SecondBucket>,
+}
+
+/// Which page a graph is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Page {
+    OverTime,
+    Throughput,
+    ResponseTimes,
+}
+
+/// How the x axis reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum XAxis {
+    /// Epoch ms.
+    Time,
+    Number,
+    /// Bars with names (the synthetic distribution).
+    Category,
+}
+
+/// A finished graph, ready to draw.
+#[derive(Debug, Clone)]
+pub struct Graph {
+    pub id: &'static str,
+    pub title: String,
+    pub page: Page,
+    pub x_axis: XAxis,
+    pub x_label: &'static str,
+    pub y_label: &'static str,
+    /// Bucket width for over-time graphs, ms.
+    pub granularity: Option<i64>,
+    pub series: Vec<Series>,
+}
+
+#[derive(Clone, Copy)]
+enum Mode {
+    Mean,
+    /// Sum per second of bucket.
+    Rate(i64),
+    Count,
+}
+
+fn finish(map: &SeriesMap, mode: Mode) -> Vec<Series> {
+    map.iter()
+        .map(|(name, points)| {
+            let data = points
+                .iter()
+                .map(|(&x, acc)| {
+                    let y = match mode {
+                        Mode::Mean => acc.sum / acc.count as f64,
+                        Mode::Rate(g) => acc.sum / (g as f64 / 1000.0),
+                        Mode::Count => acc.count as f64,
+                    };
+                    (x as f64, y)
+                })
+                .collect();
+            (name.clone(), data)
+        })
+        .collect()
+}
+
+fn entry<'m, V: Default>(map: &'m mut FastMap<String, V>, key: &str) -> &'m mut V {
+    if !map.contains_key(key) {
+        map.insert(key.to_string(), V::default());
+    }
+    map.get_mut(key).expect("inserted above")
+}
+
+impl GraphAccumulators {
+    pub fn new(settings: &AggregateSettings) -> GraphAccumulators {
+        GraphAccumulators {
+            granularity: settings.granularity,
+            distribution_granularity: settings.distribution_granularity,
+            apdex: settings.apdex,
+            labels: FastMap::default(),
+            threads: FastMap::default(),
+            global: BTreeMap::new(),
+            hits: BTreeMap::new(),
+            codes: FastMap::default(),
+            synthetic: [0; 4],
+            percentiles_over_time: BTreeMap::new(),
+            seconds: BTreeMap::new(),
+        }
+    }
+
+    pub fn add(&mut self, o: &Observation, controller: bool) {
+        let g = self.granularity;
+        let end = o.end - o.end.rem_euclid(g);
+        let d = self.distribution_granularity;
+        let label = entry(&mut self.labels, o.label);
+        let bucket = label.over_time.entry(end).or_default();
+        bucket.count += 1;
+        bucket.elapsed += o.elapsed;
+        bucket.latency += o.latency;
+        bucket.connect += o.connect;
+        *if o.success {
+            &mut bucket.ok
+        } else {
+            &mut bucket.ko
+        } += 1;
+        *label
+            .distribution
+            .entry(o.elapsed - o.elapsed.rem_euclid(d))
+            .or_default() += 1;
+        let acc = label.vs_threads.entry(o.all_threads).or_default();
+        acc.sum += o.elapsed as f64;
+        acc.count += 1;
+        let group = o
+            .thread_name
+            .rsplit_once(' ')
+            .map_or(o.thread_name, |(g, _)| g);
+        let acc = entry(&mut self.threads, group).entry(end).or_default();
+        acc.sum += o.grp_threads as f64;
+        acc.count += 1;
+        let global = self.global.entry(end).or_default();
+        *if o.success {
+            &mut global.ok
+        } else {
+            &mut global.ko
+        } += 1;
+        if controller {
+            return;
+        }
+        global.bytes += o.bytes;
+        global.sent += o.sent_bytes;
+        *self
+            .hits
+            .entry(o.start - o.start.rem_euclid(g))
+            .or_default() += 1;
+        let code = if o.response_code.is_empty() {
+            "EMPTY_RES_CODE"
+        } else {
+            o.response_code
+        };
+        *entry(&mut self.codes, code).entry(end).or_default() += 1;
+        self.synthetic[match () {
+            _ if !o.success => 3,
+            _ if o.elapsed <= self.apdex.satisfied => 0,
+            _ if o.elapsed <= self.apdex.tolerated => 1,
+            _ => 2,
+        }] += 1;
+        if o.success {
+            self.percentiles_over_time
+                .entry(end)
+                .or_insert_with(|| Distribution::new(0))
+                .add(o.elapsed);
+        }
+        self.add_second(o);
+    }
+
+    fn add_second(&mut self, o: &Observation) {
+        let second = o.end - o.end.rem_euclid(1000);
+        let bucket = self.seconds.entry(second).or_insert_with(|| SecondBucket {
+            count: 0,
+            ok_elapsed: Distribution::new(0),
+            ko_elapsed: Distribution::new(0),
+            ok_latency: Distribution::new(0),
+            ko_latency: Distribution::new(0),
+        });
+        bucket.count += 1;
+        if o.success {
+            bucket.ok_elapsed.add(o.elapsed);
+            bucket.ok_latency.add(o.latency);
+        } else {
+            bucket.ko_elapsed.add(o.elapsed);
+            bucket.ko_latency.add(o.latency);
+        }
+    }
+
+    /// Per-label over-time series of one value: `pick` gives (sum, count) of a bucket.
+    fn per_label(&self, pick: impl Fn(&LabelBucket) -> Option<(f64, u64)>) -> SeriesMap {
+        self.labels
+            .iter()
+            .map(|(name, l)| {
+                let points = l
+                    .over_time
+                    .iter()
+                    .filter_map(|(&x, b)| pick(b).map(|(sum, count)| (x, Acc { sum, count })))
+                    .collect();
+                (name.clone(), points)
+            })
+            .collect()
+    }
+
+    /// Transactions Per Second: `<label>-success` and `<label>-failure`.
+    fn transactions(&self) -> SeriesMap {
+        let mut map = SeriesMap::new();
+        for (outcome, ok) in [("success", true), ("failure", false)] {
+            let series = self.per_label(|b| {
+                let n = if ok { b.ok } else { b.ko };
+                (n > 0).then_some((n as f64, n))
+            });
+            for (name, points) in series {
+                if !points.is_empty() {
+                    map.insert(format!("{name}-{outcome}"), points);
+                }
+            }
+        }
+        map
+    }
+
+    /// Whole-test series, one per `(name, value)` picker.
+    fn global_series(&self, pickers: &[GlobalPicker]) -> SeriesMap {
+        pickers
+            .iter()
+            .map(|(name, pick)| {
+                let points = self
+                    .global
+                    .iter()
+                    .map(|(&x, b)| {
+                        (
+                            x,
+                            Acc {
+                                sum: pick(b),
+                                count: 1,
+                            },
+                        )
+                    })
+                    .collect();
+                (name.to_string(), points)
+            })
+            .collect()
+    }
+}
+
+fn counts(map: &BTreeMap<i64, u64>) -> BTreeMap<i64, Acc> {
+    map.iter()
+        .map(|(&x, &n)| {
+            (
+                x,
+                Acc {
+                    sum: n as f64,
+                    count: n,
+                },
+            )
+        })
+        .collect()
+}
+
+/// What a default graph is: JMeter's id and title, its page and axes.
+struct Spec {
+    id: &'static str,
+    title: &'static str,
+    page: Page,
+    x_axis: XAxis,
+    x_label: &'static str,
+    y_label: &'static str,
+}
+
+const TIME: &str = "Elapsed time";
+const PER_SECOND: &str = "Global number of requests per second";
+
+const fn spec(
+    id: &'static str,
+    title: &'static str,
+    page: Page,
+    x_axis: XAxis,
+    x_label: &'static str,
+    y_label: &'static str,
+) -> Spec {
+    Spec {
+        id,
+        title,
+        page,
+        x_axis,
+        x_label,
+        y_label,
+    }
+}
+
+/// The 16 default graphs of JMeter's `reportgenerator.properties`, page by page.
+#[rustfmt::skip]
+const SPECS: &[Spec] = &[
+    spec("responseTimesOverTime", "Response Time Over Time", Page::OverTime, XAxis::Time, TIME, "Average response time in ms"),
+    spec("responseTimePercentilesOverTime", "Response Time Percentiles Over Time (successful requests only)", Page::OverTime, XAxis::Time, TIME, "Response time in ms"),
+    spec("activeThreadsOverTime", "Active Threads Over Time", Page::OverTime, XAxis::Time, TIME, "Number of active threads"),
+    spec("bytesThroughputOverTime", "Bytes Throughput Over Time", Page::OverTime, XAxis::Time, TIME, "Bytes / sec"),
+    spec("latenciesOverTime", "Latencies Over Time", Page::OverTime, XAxis::Time, TIME, "Average latency in ms"),
+    spec("connectTimeOverTime", "Connect Time Over Time", Page::OverTime, XAxis::Time, TIME, "Average connect time in ms"),
+    spec("hitsPerSecond", "Hits Per Second", Page::Throughput, XAxis::Time, TIME, "Number of hits / sec"),
+    spec("codesPerSecond", "Codes Per Second", Page::Throughput, XAxis::Time, TIME, "Number of responses / sec"),
+    spec("transactionsPerSecond", "Transactions Per Second", Page::Throughput, XAxis::Time, TIME, "Number of transactions / sec"),
+    spec("totalTPS", "Total Transactions Per Second", Page::Throughput, XAxis::Time, TIME, "Number of transactions / sec"),
+    spec("responseTimeVsRequest", "Response Time Vs Request", Page::Throughput, XAxis::Number, PER_SECOND, "Median response time in ms"),
+    spec("latencyVsRequest", "Latencies Vs Request", Page::Throughput, XAxis::Number, PER_SECOND, "Median latency in ms"),
+    spec("responseTimePercentiles", "Response Time Percentiles", Page::ResponseTimes, XAxis::Number, "Percentiles", "Percentile value in ms"),
+    spec("timeVsThreads", "Time VS Threads", Page::ResponseTimes, XAxis::Number, "Number of active threads", "Average response time in ms"),
+    spec("responseTimeDistribution", "Response Time Distribution", Page::ResponseTimes, XAxis::Number, "Response time in ms", "Number of responses"),
+    spec("syntheticResponseTimeDistribution", "Synthetic Response Times Distribution", Page::ResponseTimes, XAxis::Category, "", "Number of responses"),
+];
+
+/// A graph's bucket width and series.
+fn data(agg: &Aggregator, id: &str) -> (Option<i64>, Vec<Series>) {
+    let a = &agg.graphs;
+    let g = a.granularity;
+    let rate = Mode::Rate(g);
+    let mean = |f: fn(&LabelBucket) -> i64| a.per_label(move |b| Some((f(b) as f64, b.count)));
+    let of_labels = |f: fn(&LabelSeries) -> BTreeMap<i64, Acc>| -> SeriesMap {
+        a.labels.iter().map(|(k, l)| (k.clone(), f(l))).collect()
+    };
+    match id {
+        "responseTimesOverTime" => (Some(g), finish(&mean(|b| b.elapsed), Mode::Mean)),
+        "responseTimePercentilesOverTime" => (Some(g), percentiles_over_time(agg)),
+        "activeThreadsOverTime" => {
+            let threads: SeriesMap = a
+                .threads
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            (Some(g), finish(&threads, Mode::Mean))
+        }
+        "bytesThroughputOverTime" => {
+            let bytes = a.global_series(&[
+                ("Bytes received per second", |b| b.bytes as f64),
+                ("Bytes sent per second", |b| b.sent as f64),
+            ]);
+            (Some(g), finish(&bytes, rate))
+        }
+        "latenciesOverTime" => (Some(g), finish(&mean(|b| b.latency), Mode::Mean)),
+        "connectTimeOverTime" => (Some(g), finish(&mean(|b| b.connect), Mode::Mean)),
+        "hitsPerSecond" => {
+            let hits = SeriesMap::from([("hitsPerSecond".to_string(), counts(&a.hits))]);
+            (Some(g), finish(&hits, rate))
+        }
+        "codesPerSecond" => {
+            let codes: SeriesMap = a
+                .codes
+                .iter()
+                .map(|(k, v)| (k.clone(), counts(v)))
+                .collect();
+            (Some(g), finish(&codes, rate))
+        }
+        "transactionsPerSecond" => (Some(g), finish(&a.transactions(), rate)),
+        "totalTPS" => {
+            let tps = a.global_series(&[
+                ("Transaction-success", |b| b.ok as f64),
+                ("Transaction-failure", |b| b.ko as f64),
+            ]);
+            (Some(g), finish(&tps, rate))
+        }
+        "responseTimeVsRequest" => (None, vs_request(a, false)),
+        "latencyVsRequest" => (None, vs_request(a, true)),
+        "responseTimePercentiles" => (None, label_percentiles(agg)),
+        "timeVsThreads" => (
+            None,
+            finish(&of_labels(|l| l.vs_threads.clone()), Mode::Mean),
+        ),
+        "responseTimeDistribution" => (
+            Some(a.distribution_granularity),
+            finish(&of_labels(|l| counts(&l.distribution)), Mode::Count),
+        ),
+        _ => (None, synthetic(a)),
+    }
+}
+
+/// Every default graph, finished.
+pub fn graphs(agg: &Aggregator) -> Vec<Graph> {
+    SPECS
+        .iter()
+        .map(|s| {
+            let (granularity, series) = data(agg, s.id);
+            Graph {
+                id: s.id,
+                title: s.title.to_string(),
+                page: s.page,
+                x_axis: s.x_axis,
+                x_label: s.x_label,
+                y_label: s.y_label,
+                granularity,
+                series,
+            }
+        })
+        .collect()
+}
+
+fn percentiles_over_time(agg: &Aggregator) -> Vec<Series> {
+    let [p1, p2, p3] = agg.settings.percentiles;
+    let names = [
+        "Min".to_string(),
+        "Max".to_string(),
+        "Median".to_string(),
+        format!("{p1}th percentile"),
+        format!("{p2}th percentile"),
+        format!("{p3}th percentile"),
+    ];
+    let mut series: Vec<Series> = names.into_iter().map(|n| (n, Vec::new())).collect();
+    for (&x, d) in &agg.graphs.percentiles_over_time {
+        let values = d.percentiles(&[0.0, 100.0, 50.0, p1, p2, p3]);
+        for (s, v) in series.iter_mut().zip(values) {
+            s.1.push((x as f64, v));
+        }
+    }
+    series
+}
+
+fn vs_request(a: &GraphAccumulators, latency: bool) -> Vec<Series> {
+    let mut ok: BTreeMap<u64, Distribution> = BTreeMap::new();
+    let mut ko: BTreeMap<u64, Distribution> = BTreeMap::new();
+    for b in a.seconds.values() {
+        let (s, f) = if latency {
+            (&b.ok_latency, &b.ko_latency)
+        } else {
+            (&b.ok_elapsed, &b.ko_elapsed)
+        };
+        if !s.is_empty() {
+            ok.entry(b.count)
+                .or_insert_with(|| Distribution::new(0))
+                .merge(s);
+        }
+        if !f.is_empty() {
+            ko.entry(b.count)
+                .or_insert_with(|| Distribution::new(0))
+                .merge(f);
+        }
+    }
+    let median = |m: &BTreeMap<u64, Distribution>| {
+        m.iter()
+            .map(|(&x, d)| (x as f64, d.percentiles(&[50.0])[0]))
+            .collect()
+    };
+    vec![
+        ("Successes".to_string(), median(&ok)),
+        ("Failures".to_string(), median(&ko)),
+    ]
+}
+
+fn label_percentiles(agg: &Aggregator) -> Vec<Series> {
+    let ps: Vec<f64> = (0..1000).map(|i| i as f64 / 10.0).collect();
+    let mut labels: Vec<_> = agg.labels.iter().collect();
+    labels.sort_by(|a, b| a.0.cmp(b.0));
+    labels
+        .into_iter()
+        .map(|(name, s)| {
+            let values = s.distribution.percentiles(&ps);
+            (name.clone(), ps.iter().copied().zip(values).collect())
+        })
+        .collect()
+}
+
+fn synthetic(a: &GraphAccumulators) -> Vec<Series> {
+    let t = a.apdex;
+    let names = [
+        format!("Requests having response time <= {}ms", t.satisfied),
+        format!(
+            "Requests having response time > {}ms and <= {}ms",
+            t.satisfied, t.tolerated
+        ),
+        format!("Requests having response time > {}ms", t.tolerated),
+        "Requests in error".to_string(),
+    ];
+    names
+        .into_iter()
+        .zip(a.synthetic)
+        .enumerate()
+        .map(|(i, (n, c))| (n, vec![(i as f64, c as f64)]))
+        .collect()
+}

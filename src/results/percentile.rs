@@ -1,0 +1,166 @@
+//! Percentiles as JMeter's dashboard computes them: commons-math's `DescriptiveStatistics`
+//! with a rolling window (the last `statistic_window` values, 20,000 by default) and the
+//! LEGACY estimator; or, by option, over every value (exact mode, kept as counts per
+//! distinct value so memory stays bounded by the number of distinct response times).
+
+use std::collections::BTreeMap;
+
+/// The values a percentile is taken from.
+#[derive(Debug, Clone)]
+pub enum Distribution {
+    /// The most recent `capacity` values, as JMeter keeps them.
+    Rolling {
+        values: Vec<i64>,
+        next: usize,
+        capacity: usize,
+    },
+    /// Every value, as counts per distinct value.
+    Exact { counts: BTreeMap<i64, u64>, n: u64 },
+}
+
+impl Distribution {
+    /// A rolling window of `window` values; `0` means exact mode.
+    pub fn new(window: usize) -> Distribution {
+        if window == 0 {
+            Distribution::Exact {
+                counts: BTreeMap::new(),
+                n: 0,
+            }
+        } else {
+            Distribution::Rolling {
+                values: Vec::new(),
+                next: 0,
+                capacity: window,
+            }
+        }
+    }
+
+    pub fn add(&mut self, value: i64) {
+        match self {
+            Distribution::Rolling {
+                values,
+                next,
+                capacity,
+            } => {
+                if values.len() < *capacity {
+                    values.push(value);
+                } else {
+                    values[*next] = value;
+                    *next = (*next + 1) % *capacity;
+                }
+            }
+            Distribution::Exact { counts, n } => {
+                *counts.entry(value).or_insert(0) += 1;
+                *n += 1;
+            }
+        }
+    }
+
+    /// Adds every value of `other` (merging per-time-bucket distributions).
+    pub fn merge(&mut self, other: &Distribution) {
+        match (self, other) {
+            (Distribution::Exact { counts, n }, Distribution::Exact { counts: more, n: m }) => {
+                for (&v, &c) in more {
+                    *counts.entry(v).or_insert(0) += c;
+                }
+                *n += m;
+            }
+            (this, Distribution::Rolling { values, .. }) => {
+                values.iter().for_each(|&v| this.add(v))
+            }
+            (this, Distribution::Exact { counts, .. }) => {
+                for (&v, &c) in counts {
+                    (0..c).for_each(|_| this.add(v));
+                }
+            }
+        }
+    }
+
+    /// The LEGACY-estimated percentiles `ps` (each 0–100); `NaN` when empty.
+    pub fn percentiles(&self, ps: &[f64]) -> Vec<f64> {
+        match self {
+            Distribution::Rolling { values, .. } => {
+                let mut sorted = values.clone();
+                sorted.sort_unstable();
+                let n = sorted.len() as u64;
+                ps.iter()
+                    .map(|&p| legacy(p, n, |rank| sorted[(rank - 1) as usize]))
+                    .collect()
+            }
+            Distribution::Exact { counts, n } => ps
+                .iter()
+                .map(|&p| legacy(p, *n, |rank| nth(counts, rank)))
+                .collect(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Distribution::Rolling { values, .. } => values.is_empty(),
+            Distribution::Exact { n, .. } => *n == 0,
+        }
+    }
+}
+
+/// The value of 1-based rank `rank` in sorted order.
+fn nth(counts: &BTreeMap<i64, u64>, rank: u64) -> i64 {
+    let mut seen = 0;
+    for (&v, &c) in counts {
+        seen += c;
+        if seen >= rank {
+            return v;
+        }
+    }
+    counts.keys().next_back().copied().unwrap_or(0)
+}
+
+/// commons-math's LEGACY estimate of percentile `p` over `n` sorted values, `value(rank)`
+/// giving the 1-based `rank`-th value.
+pub fn legacy(p: f64, n: u64, value: impl Fn(u64) -> i64) -> f64 {
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n == 1 {
+        return value(1) as f64;
+    }
+    let pos = p * (n as f64 + 1.0) / 100.0;
+    if pos < 1.0 {
+        return value(1) as f64;
+    }
+    if pos >= n as f64 {
+        return value(n) as f64;
+    }
+    let k = pos.floor();
+    let d = pos - k;
+    let lower = value(k as u64) as f64;
+    let upper = value(k as u64 + 1) as f64;
+    lower + d * (upper - lower)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legacy_interpolates_between_ranks() {
+        let mut d = Distribution::new(20_000);
+        [100, 170, 329].into_iter().for_each(|v| d.add(v));
+        assert_eq!(d.percentiles(&[50.0, 90.0]), vec![170.0, 329.0]);
+        let mut d = Distribution::new(20_000);
+        (1..=10).for_each(|v| d.add(v));
+        assert_eq!(d.percentiles(&[25.0]), vec![2.75]);
+    }
+
+    #[test]
+    fn the_window_keeps_only_recent_values_and_exact_mode_keeps_all() {
+        let mut rolling = Distribution::new(3);
+        let mut exact = Distribution::new(0);
+        for v in [1000, 1000, 1000, 1, 2, 3] {
+            rolling.add(v);
+            exact.add(v);
+        }
+        assert_eq!(rolling.percentiles(&[99.0]), vec![3.0]);
+        assert_eq!(exact.percentiles(&[99.0]), vec![1000.0]);
+        assert_eq!(exact.percentiles(&[50.0]), vec![501.5]);
+    }
+}

@@ -1,0 +1,110 @@
+use super::*;
+use crate::expr::Properties;
+
+const HEADER: &str = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect";
+
+fn save() -> SaveConfig {
+    SaveConfig::from_properties(&Properties::new()).unwrap()
+}
+
+fn read_all(text: &str) -> Result<(Vec<JtlRecord>, Vec<String>), ReadError> {
+    let mut reader = JtlReader::new(text.as_bytes(), Path::new("t.jtl"), &save(), None)?;
+    let mut out = Vec::new();
+    let mut record = JtlRecord::default();
+    while reader.next_record(&mut record)?.is_some() {
+        out.push(record.clone());
+    }
+    Ok((out, reader.warnings().to_vec()))
+}
+
+#[test]
+fn reads_the_5x_default_layout() {
+    let text = format!("{HEADER}\n1551783627191,351,JR-OK,200,Good request,Thread Group 1-1,text,true,,18,8,1,1,null,3,0,2\n");
+    let (records, warnings) = read_all(&text).unwrap();
+    assert!(warnings.is_empty());
+    let r = &records[0];
+    assert_eq!(r.timestamp, 1551783627191);
+    assert_eq!(
+        (r.elapsed, r.bytes, r.sent_bytes, r.latency, r.connect),
+        (351, 18, 8, 3, 2)
+    );
+    assert_eq!(r.label, "JR-OK");
+    assert!(r.success);
+}
+
+#[test]
+fn a_quoted_field_may_span_lines_and_hold_quotes() {
+    let text = format!("{HEADER}\n1,2,\"a,\"\"b\"\"\nc\",500,\"multi\r\nline\",T 1-1,text,false,\"x\",1,0,1,1,null,0,0,0\n");
+    let (records, _) = read_all(&text).unwrap();
+    assert_eq!(records[0].label, "a,\"b\"\nc");
+    assert_eq!(records[0].response_message, "multi\r\nline");
+    assert_eq!(records[0].failure_message, "x");
+}
+
+#[test]
+fn a_custom_column_subset_in_any_order_without_optional_columns() {
+    let text = "label,timeStamp,elapsed,success,responseCode,responseMessage,threadName,bytes,grpThreads,allThreads,Latency\nL,10,5,true,200,OK,T 1-1,7,1,1,0\n";
+    let (records, _) = read_all(text).unwrap();
+    assert_eq!(
+        (
+            records[0].timestamp,
+            records[0].sent_bytes,
+            records[0].bytes
+        ),
+        (10, 0, 7)
+    );
+}
+
+#[test]
+fn a_headerless_file_follows_the_save_properties() {
+    let props = Properties::new();
+    props.set("jmeter.save.saveservice.default_delimiter", ";");
+    props.set("jmeter.save.saveservice.url", "false");
+    let save = SaveConfig::from_properties(&props).unwrap();
+    let text = "1,2,L,200,OK,T 1-1,text,true,,5,6,1,1,3,0,4\n";
+    let text = text.replace(',', ";");
+    let mut reader = JtlReader::new(text.as_bytes(), Path::new("t.jtl"), &save, None).unwrap();
+    let mut record = JtlRecord::default();
+    reader.next_record(&mut record).unwrap().unwrap();
+    assert_eq!(
+        (record.latency, record.connect, record.sent_bytes),
+        (3, 4, 6)
+    );
+}
+
+#[test]
+fn a_truncated_last_line_is_a_warning_and_complete_rows_are_kept() {
+    let text = format!("{HEADER}\n1,2,L,200,OK,T 1-1,text,true,,5,6,1,1,null,3,0,4\n3,4,L,2");
+    let (records, warnings) = read_all(&text).unwrap();
+    assert_eq!(records.len(), 1);
+    assert!(warnings[0].contains("t.jtl:3"), "{warnings:?}");
+}
+
+#[test]
+fn a_garbage_line_is_an_error_with_file_and_line() {
+    let text = format!("{HEADER}\n1,2,L,200,OK,T 1-1,text,true,,5,6,1,1,null,3,0,4\nhello world\n1,2,L,200,OK,T 1-1,text,true,,5,6,1,1,null,3,0,4\n");
+    let err = read_all(&text).unwrap_err().to_string();
+    assert!(err.starts_with("t.jtl:3: expected 17 fields"), "{err}");
+    let text = format!("{HEADER}\n1,x,L,200,OK,T 1-1,text,true,,5,6,1,1,null,3,0,4\n");
+    let err = read_all(&text).unwrap_err().to_string();
+    assert!(err.contains("t.jtl:2: elapsed is not a number"), "{err}");
+}
+
+#[test]
+fn missing_columns_fail_as_jmeter_words_it() {
+    let text = "timeStamp,elapsed,label,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect\n";
+    let err = read_all(text).unwrap_err().to_string();
+    assert!(
+        err.starts_with("Error while processing samples: Consumer failed with message :No column <responseCode> found in sample metadata <timeStamp,elapsed,"),
+        "{err}"
+    );
+}
+
+#[test]
+fn dates_as_jmeter_retries_them_and_custom_patterns() {
+    assert!(parse_time("2019/03/05 11:00:27.191", &TimeFormat::Millis).is_ok());
+    let pattern = TimeFormat::Pattern(simple_date_to_chrono("yyyy-MM-dd HH:mm:ss.SSS"));
+    let a = parse_time("2019-03-05 11:00:27.191", &pattern).unwrap();
+    let b = parse_time("2019-03-05 11:00:27.000", &pattern).unwrap();
+    assert_eq!(a - b, 191);
+}
