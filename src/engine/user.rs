@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 
 use super::precise_timer;
 
-/// Lateness beyond this is not made up: a stalled machine must not cause a burst.
-const MAX_CARRIED_LATENESS: Duration = Duration::from_millis(5);
+/// Lateness beyond this is not made up: no pause is ever more than a millisecond shorter
+/// than the plan asks, and a stalled machine does not cause a burst.
+const MAX_CARRIED_LATENESS: Duration = Duration::from_millis(1);
 
 use super::RunShared;
 use crate::expr::{EvalContext, ThreadInfo, Variables};
