@@ -1,12 +1,15 @@
-//! Config elements with run-time behaviour: Counter and User Parameters (which JMeter
-//! files as a pre-processor but which acts per iteration when asked to).
+//! Config elements with run-time behaviour: Counter, CSV Data Set Config and User
+//! Parameters (which JMeter files as a pre-processor but which acts per iteration when
+//! asked to).
 //!
-//! Both are built once; the engine calls them through [`IterationListener`] (attached to
+//! Each is built once; the engine calls them through [`IterationListener`] (attached to
 //! the nearest enclosing controller) or [`PreProcessor`] (run before every sampler in
 //! scope). Their per-user state lives in the user (`UserState::slot`), shared state in
 //! the element itself.
 
 mod counter;
+mod csv_data_set;
+mod csv_file;
 mod decimal_format;
 mod user_parameters;
 
@@ -15,6 +18,7 @@ use std::sync::Arc;
 use super::{BuildContext, IterationListener, PreProcessor};
 
 pub use counter::Counter;
+pub use csv_data_set::CsvDataSet;
 pub use decimal_format::DecimalFormat;
 pub use user_parameters::UserParameters;
 
@@ -30,6 +34,7 @@ pub enum ConfigElement {
 pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<ConfigElement> {
     match class.rsplit('.').next().unwrap_or(class) {
         "CounterConfig" => Some(ConfigElement::Iteration(Arc::new(Counter::build(cx)))),
+        "CSVDataSet" => Some(ConfigElement::Iteration(Arc::new(CsvDataSet::build(cx)))),
         "UserParameters" => {
             let element = Arc::new(UserParameters::build(cx));
             Some(if element.per_iteration() {
@@ -72,6 +77,6 @@ mod tests {
             with_cx(&el, |cx| build("CounterConfig", cx)),
             Some(ConfigElement::Iteration(_))
         ));
-        assert!(with_cx(&el, |cx| build("CSVDataSet", cx)).is_none());
+        assert!(with_cx(&el, |cx| build("ConfigTestElement", cx)).is_none());
     }
 }
