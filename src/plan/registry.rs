@@ -286,10 +286,10 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor" => PreProcessor Unsupported "jp@gc - Raw Data Source PreProcessor" DATA;
     "nz.co.breakpoint.jmeter.iso8583.ISO8583Crypto" => PreProcessor Unsupported "ISO8583 Crypto PreProcessor" PROTO;
 
-    "RegexExtractor" => PostProcessor Unsupported "Regular Expression Extractor" DATA;
+    "RegexExtractor" => PostProcessor Supported "Regular Expression Extractor" "Perl 5 syntax through a backtracking engine (lookaround, back-references); `$` matches only at the very end and `\\d`/`\\w` are Unicode-aware; \"as document\" reads the body as text";
     "JSONPostProcessor" => PostProcessor Unsupported "JSON Extractor" DATA;
     "JMESPathExtractor" => PostProcessor Unsupported "JSON JMESPath Extractor" DATA;
-    "BoundaryExtractor" => PostProcessor Unsupported "Boundary Extractor" DATA;
+    "BoundaryExtractor" => PostProcessor Supported "Boundary Extractor" "";
     "HtmlExtractor" => PostProcessor Unsupported "CSS Selector Extractor" DATA;
     "XPathExtractor" => PostProcessor Unsupported "XPath Extractor" DATA;
     "XPath2Extractor" => PostProcessor Unsupported "XPath2 Extractor" DATA;

@@ -26,6 +26,7 @@ use std::sync::OnceLock;
 use super::{EvalContext, Template};
 
 pub use log::{set_log_hook, LogHook};
+pub(crate) use strings::unescape_html4;
 
 /// One call site of a function, with its compiled argument templates and any state it keeps.
 pub trait Function: Send + Sync {

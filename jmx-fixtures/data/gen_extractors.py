@@ -1,0 +1,33 @@
+"""Generates the extractor fixtures: python3 gen_extractors.py (run in this folder)."""
+from jmxgen import *
+
+PAGE = '<a href="/item?id=11">x</a><a href="/item?id=22">y</a><a href="/item?id=33">z</a>'
+
+write("regex_extractor.jmx", plan([
+    group("Regex", 1, 1, [
+        java("page", PAGE, code="201", message="Created", children=[
+            regex("all", r"id=(\d+)", "$1$", "-1"),
+            regex("second", r'id=(\d+)">(\w)', "$2$-$1$", "2"),
+            regex("missing", r"nope(\d)", "$1$", "1", default="NOTFOUND"),
+            regex("emptydef", "nope", "$0$", "1", empty_default=True),
+            regex("code", r"(\d)(\d)", "$2$$1$", "1", field="code"),
+            regex("msg", r"^(\w+)$", "$1$", "1", field="message"),
+            regex("rnd", r"id=(\d+)", "$1$", "0"),
+            regex("look", r'(?<=id=)\d+(?=">y)', "$0$", ""),
+            regex("fromvar", r"(\d)$", "$1$", "1", scope="variable", variable="all_3"),
+        ]),
+        debug("all=${all_matchNr}:${all_1},${all_2},${all_3} g=${all_2_g1}/${all_2_g}"),
+        debug("second=${second} g0=${second_g0} g=${second_g}"),
+        debug("missing=${missing} empty=[${emptydef}] code=${code} msg=${msg} look=${look} var=${fromvar}"),
+        debug("rnd=${rnd}"),
+        foreach("each", "all", "item", [debug("item=${item}")]),
+    ]),
+    group("Boundary", 1, 1, [
+        java("cells", "<td>a</td><td>b</td>", children=[
+            boundary("b", "<td>", "</td>", "-1"),
+            boundary("b2", "<td>", "</td>", "2"),
+            boundary("bd", "<x>", "</x>", "1", default="D"),
+        ]),
+        debug("b=${b_matchNr}:${b_1}${b_2} b2=${b2} bd=${bd}"),
+    ]),
+]))

@@ -1,0 +1,44 @@
+//! Extractors end to end: a Java Request answers with a fixed body, code and message;
+//! extractors below it fill variables that Debug Sampler labels (`${var}`) show in the
+//! `.jtl` (reference §10).
+
+mod support;
+
+use support::run_fixture;
+
+#[test]
+fn regex_extractor_match_numbers_groups_defaults_and_fields() {
+    let jtl = run_fixture("data/regex_extractor.jmx", &[]);
+    let labels = jtl.labels_of("Regex 1-1");
+    assert_eq!(labels[0], "page");
+    // -1: every match, numbered, with groups.
+    assert_eq!(labels[1], "all=3:11,22,33 g=22/1");
+    // n: the n-th match through a template, with its groups.
+    assert_eq!(labels[2], "second=y-22 g0=id=22\">y g=2");
+    // No match: the default, or empty with "use empty default"; code and message
+    // fields; lookaround; an empty match number is a random match; a variable as input.
+    assert_eq!(
+        labels[3],
+        "missing=NOTFOUND empty=[] code=02 msg=Created look=22 var=3"
+    );
+    // 0: a random match.
+    assert!(
+        ["rnd=11", "rnd=22", "rnd=33"].contains(&labels[4].as_str()),
+        "{}",
+        labels[4]
+    );
+}
+
+#[test]
+fn foreach_walks_the_matches_of_a_regex_extractor() {
+    // Bug 56243: a ForEach Controller over `ref_1..ref_n` of an extractor.
+    let jtl = run_fixture("data/regex_extractor.jmx", &[]);
+    let labels = jtl.labels_of("Regex 1-1");
+    assert_eq!(labels[5..], ["item=11", "item=22", "item=33"]);
+}
+
+#[test]
+fn boundary_extractor_all_nth_and_default() {
+    let jtl = run_fixture("data/regex_extractor.jmx", &[]);
+    assert_eq!(jtl.labels_of("Boundary 2-1"), ["cells", "b=2:ab b2=b bd=D"]);
+}
