@@ -42,3 +42,21 @@ fn boundary_extractor_all_nth_and_default() {
     let jtl = run_fixture("data/regex_extractor.jmx", &[]);
     assert_eq!(jtl.labels_of("Boundary 2-1"), ["cells", "b=2:ab b2=b bd=D"]);
 }
+
+#[test]
+fn json_extractor_paths_match_numbers_defaults_and_concatenation() {
+    let jtl = run_fixture("data/json_extractor.jmx", &[]);
+    let labels = jtl.labels_of("Json 1-1");
+    assert_eq!(labels[0], "api");
+    assert_eq!(labels[1], "token=abc/123 name=ann second=2 count=3");
+    assert_eq!(labels[2], "ids=3:1,2,3 all=1,2,3 ok=1,3");
+    // No match: the default and a count of 0; a JSON null: the default.
+    assert_eq!(labels[3], "missing=DEF/0 nul=NULLDEF");
+    // Containers as compact JSON; a top-level object in Java HashMap key order.
+    assert_eq!(labels[4], r#"roles=["admin","dev"]"#);
+    assert_eq!(
+        labels[5],
+        r#"user={"name":"ann","id":7,"roles":["admin","dev"]}"#
+    );
+    assert_eq!(labels[6..], ["id=1", "id=2", "id=3"]);
+}

@@ -287,7 +287,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "nz.co.breakpoint.jmeter.iso8583.ISO8583Crypto" => PreProcessor Unsupported "ISO8583 Crypto PreProcessor" PROTO;
 
     "RegexExtractor" => PostProcessor Supported "Regular Expression Extractor" "Perl 5 syntax through a backtracking engine (lookaround, back-references); `$` matches only at the very end and `\\d`/`\\w` are Unicode-aware; \"as document\" reads the body as text";
-    "JSONPostProcessor" => PostProcessor Unsupported "JSON Extractor" DATA;
+    "JSONPostProcessor" => PostProcessor Supported "JSON Extractor" "Jayway JSONPath for names, brackets, wildcards, deep scan, indexes, slices, filters (==, !=, <, <=, >, >=, =~, in, nin, existence, !, &&, ||) and length()/size()/min()/max()/avg()/sum(); lists of different lengths and invalid paths are plan errors (JMeter fails at run time)";
     "JMESPathExtractor" => PostProcessor Unsupported "JSON JMESPath Extractor" DATA;
     "BoundaryExtractor" => PostProcessor Supported "Boundary Extractor" "";
     "HtmlExtractor" => PostProcessor Unsupported "CSS Selector Extractor" DATA;

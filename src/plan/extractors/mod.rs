@@ -1,5 +1,5 @@
 //! Post-processors that pull values out of a sample into variables (reference §10):
-//! Regular Expression, Boundary and JSON Extractors.
+//! Regular Expression, Boundary and JSON Extractors (with a JSONPath evaluator).
 //!
 //! Each is built once at plan time (expressions compiled, a bad one reported with its
 //! location) and runs through [`PostProcessor`] after its sampler, before assertions.
@@ -8,6 +8,10 @@
 //! match among several ([`pick`]).
 
 mod boundary;
+mod json;
+mod json_text;
+pub mod jsonpath;
+mod jsonpath_filter;
 mod regex;
 
 use std::borrow::Cow;
@@ -21,6 +25,8 @@ use crate::expr::Template;
 use crate::results::SampleResult;
 
 pub use self::boundary::BoundaryExtractor;
+pub use self::json::JsonExtractor;
+pub use self::json_text::extracted_text;
 pub use self::regex::RegexExtractor;
 
 /// Builds the post-processor `class`, or `None` when it is not one of these.
@@ -28,6 +34,7 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn PostProce
     Some(match class {
         "RegexExtractor" => Arc::new(RegexExtractor::build(cx)),
         "BoundaryExtractor" => Arc::new(BoundaryExtractor::build(cx)),
+        "JSONPostProcessor" => Arc::new(JsonExtractor::build(cx)),
         _ => return None,
     })
 }

@@ -1,0 +1,23 @@
+"""Generates the JSON fixtures: python3 gen_json.py (run in this folder)."""
+from jmxgen import *
+
+DOC = ('{"token":"abc/123","user":{"name":"ann","id":7,"roles":["admin","dev"]},'
+       '"items":[{"id":1,"ok":true,"price":1.50},{"id":2,"ok":false,"price":20},{"id":3,"ok":true,"price":3}],'
+       '"empty":null}')
+
+write("json_extractor.jmx", plan([
+    group("Json", 1, 1, [
+        java("api", DOC, children=[
+            jsonx("token;name;second;ids;okids;count;missing;nul;roles;user",
+                  "$.token;$.user.name;$.items[*].id;$.items[*].id;$..items[?(@.ok == true)].id;$.items.length();$.nope;$.empty;$.user.roles;$.user",
+                  "1;1;2;-1;-1;1;1;1;1;1",
+                  "NT;NN;NS;NI;NO;NC;DEF;NULLDEF;NR;NU", concat=True),
+        ]),
+        debug("token=${token} name=${name} second=${second} count=${count}"),
+        debug("ids=${ids_matchNr}:${ids_1},${ids_2},${ids_3} all=${ids_ALL} ok=${okids_ALL}"),
+        debug("missing=${missing}/${missing_matchNr} nul=${nul}"),
+        debug("roles=${roles}"),
+        debug("user=${user}"),
+        foreach("each", "ids", "id", [debug("id=${id}")]),
+    ]),
+]))
