@@ -60,3 +60,41 @@ fn json_extractor_paths_match_numbers_defaults_and_concatenation() {
     );
     assert_eq!(labels[6..], ["id=1", "id=2", "id=3"]);
 }
+
+#[test]
+fn json_assertion_outcomes_and_messages() {
+    let jtl = run_fixture("data/json_extractor.jmx", &[]);
+    let rows: Vec<(String, String, String)> = jtl
+        .rows
+        .iter()
+        .filter(|row| jtl.get(row, "threadName") == "Assert 2-1")
+        .map(|row| {
+            (
+                jtl.get(row, "label").to_string(),
+                jtl.get(row, "success").to_string(),
+                jtl.get(row, "failureMessage").to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("exists", "true", ""),
+        ("missing", "false", "No results for path: $['user']['nope']"),
+        (
+            "value",
+            "false",
+            "Value in json path '$.user.id' expected to be '8', but found '7'",
+        ),
+        ("regex", "true", ""),
+        ("array", "true", ""),
+        (
+            "inverted",
+            "false",
+            "Failed that JSONPath $.empty not matches null",
+        ),
+    ];
+    let expected: Vec<(String, String, String)> = expected
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect();
+    assert_eq!(rows, expected);
+}

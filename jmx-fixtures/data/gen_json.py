@@ -20,4 +20,12 @@ write("json_extractor.jmx", plan([
         debug("user=${user}"),
         foreach("each", "ids", "id", [debug("id=${id}")]),
     ]),
+    group("Assert", 1, 1, [
+        java("exists", DOC, children=[json_assert("$.user.name")]),
+        java("missing", DOC, children=[json_assert("$.user.nope")]),
+        java("value", DOC, children=[json_assert("$.user.id", "8", validate=True, regex=False)]),
+        java("regex", DOC, children=[json_assert("$.token", r"abc/\d+", validate=True)]),
+        java("array", DOC, children=[json_assert("$.items[*].price", "1.5", validate=True, regex=False)]),
+        java("inverted", DOC, children=[json_assert("$.empty", validate=True, expect_null=True, invert=True)]),
+    ]),
 ]))

@@ -77,3 +77,8 @@ def foreach(name, input_, output, children, sep=True):
 def write(path, text):
     with open(path, "w") as f:
         f.write(text)
+
+def json_assert(path, expected="", validate=False, regex=True, expect_null=False, invert=False):
+    return el("JSONPathAssertion", "JSONPathAssertionGui", "Assert " + path, [
+        s("JSON_PATH", path), s("EXPECTED_VALUE", expected), b("JSONVALIDATION", validate),
+        b("EXPECT_NULL", expect_null), b("INVERT", invert), b("ISREGEX", regex)])

@@ -12,6 +12,7 @@
 
 mod duration;
 mod equals_diff;
+mod json_path;
 mod pattern;
 mod response;
 mod size;
@@ -23,6 +24,7 @@ use crate::expr::{EvalContext, Template};
 use crate::results::{AssertionResult, SampleResult};
 
 pub use duration::DurationAssertion;
+pub use json_path::JsonPathAssertion;
 pub use response::ResponseAssertion;
 pub use size::SizeAssertion;
 
@@ -32,6 +34,7 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Assertion
         "ResponseAssertion" => Arc::new(ResponseAssertion::build(cx)),
         "DurationAssertion" => Arc::new(DurationAssertion::build(cx)),
         "SizeAssertion" => Arc::new(SizeAssertion::build(cx)),
+        "JSONPathAssertion" => Arc::new(JsonPathAssertion::build(cx)),
         _ => return None,
     };
     Some(built)

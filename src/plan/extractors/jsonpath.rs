@@ -73,6 +73,67 @@ impl JsonPath {
         Ok(JsonPath { steps, function })
     }
 
+    /// Whether the path names one place (Jayway's `isDefinite`): no deep scan, wildcard,
+    /// filter, slice or list of names or indexes.
+    pub fn is_definite(&self) -> bool {
+        self.steps.iter().all(|step| {
+            !step.deep
+                && match &step.selector {
+                    Selector::Names(names) => names.len() == 1,
+                    Selector::Indexes(indexes) => indexes.len() == 1,
+                    _ => false,
+                }
+        })
+    }
+
+    /// Jayway's message when this definite path finds nothing in `root`: a missing leaf
+    /// names the whole path, a missing step on the way names the path up to it.
+    pub fn not_found_message(&self, root: &Value) -> String {
+        let mut current: Vec<&Value> = vec![root];
+        for (i, step) in self.steps.iter().enumerate() {
+            let mut next = Vec::new();
+            for value in current {
+                apply(&step.selector, value, root, &mut next);
+            }
+            if next.is_empty() && i + 1 < self.steps.len() {
+                let prefix = JsonPath {
+                    steps: self.steps[..=i].to_vec(),
+                    function: None,
+                };
+                return format!("Missing property in path {}", prefix.normalized());
+            }
+            current = next;
+        }
+        format!("No results for path: {}", self.normalized())
+    }
+
+    /// The path as Jayway prints it in messages: `$['a'][0][*]`.
+    pub fn normalized(&self) -> String {
+        let mut out = String::from("$");
+        for step in &self.steps {
+            if step.deep {
+                out.push_str("..");
+            }
+            match &step.selector {
+                Selector::Names(names) => {
+                    let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+                    out.push_str(&format!("[{}]", quoted.join(",")));
+                }
+                Selector::Wildcard => out.push_str("[*]"),
+                Selector::Indexes(indexes) => {
+                    let list: Vec<String> = indexes.iter().map(i64::to_string).collect();
+                    out.push_str(&format!("[{}]", list.join(",")));
+                }
+                Selector::Slice(from, to) => {
+                    let bound = |b: &Option<i64>| b.map(|v| v.to_string()).unwrap_or_default();
+                    out.push_str(&format!("[{}:{}]", bound(from), bound(to)));
+                }
+                Selector::Filter(_) => out.push_str("[?]"),
+            }
+        }
+        out
+    }
+
     /// The values the path selects in `root`, in document order.
     pub fn select<'v>(&self, root: &'v Value) -> Vec<Cow<'v, Value>> {
         let mut current: Vec<&'v Value> = vec![root];
