@@ -113,3 +113,18 @@ fn csv_missing_file_is_a_plan_error_naming_file_and_element() {
     assert!(stderr.contains("csv_missing.jmx:18:"), "{stderr}");
     assert!(stderr.contains("[CSVDataSet]"), "{stderr}");
 }
+
+#[test]
+fn random_variable_seeded_per_thread_and_in_range() {
+    let jtl = run_fixture("data/random_variable.jmx", &[]);
+    let first = jtl.labels_of("Seeded 1-1");
+    // `new Random(42).nextInt(10)` is 0: minimum 1, formatted `000`.
+    assert_eq!(first[0], "r=001");
+    assert_eq!(first.len(), 4);
+    // Per-thread generators with the same seed give every user the same sequence.
+    assert_eq!(jtl.labels_of("Seeded 1-2"), first);
+    for label in jtl.labels_of("Range 2-1") {
+        let n: i64 = label.trim_start_matches("n=").parse().expect("a number");
+        assert!((-2..=2).contains(&n), "{label}");
+    }
+}

@@ -82,3 +82,8 @@ def json_assert(path, expected="", validate=False, regex=True, expect_null=False
     return el("JSONPathAssertion", "JSONPathAssertionGui", "Assert " + path, [
         s("JSON_PATH", path), s("EXPECTED_VALUE", expected), b("JSONVALIDATION", validate),
         b("EXPECT_NULL", expect_null), b("INVERT", invert), b("ISREGEX", regex)])
+
+def random_var(name, minimum, maximum, seed="", fmt="", per_thread=False):
+    return el("RandomVariableConfig", "TestBeanGUI", "Random " + name, [
+        s("variableName", name), s("outputFormat", fmt), s("minimumValue", minimum),
+        s("maximumValue", maximum), s("randomSeed", seed), b("perThread", per_thread)])

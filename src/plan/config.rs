@@ -1,5 +1,5 @@
-//! Config elements with run-time behaviour: Counter, CSV Data Set Config and User
-//! Parameters (which JMeter files as a pre-processor but which acts per iteration when
+//! Config elements with run-time behaviour: Counter, CSV Data Set Config, Random
+//! Variable and User Parameters (which JMeter files as a pre-processor but which acts per iteration when
 //! asked to).
 //!
 //! Each is built once; the engine calls them through [`IterationListener`] (attached to
@@ -11,6 +11,8 @@ mod counter;
 mod csv_data_set;
 mod csv_file;
 mod decimal_format;
+mod java_random;
+mod random_variable;
 mod user_parameters;
 
 use std::sync::Arc;
@@ -20,6 +22,7 @@ use super::{BuildContext, IterationListener, PreProcessor};
 pub use counter::Counter;
 pub use csv_data_set::CsvDataSet;
 pub use decimal_format::DecimalFormat;
+pub use random_variable::RandomVariable;
 pub use user_parameters::UserParameters;
 
 /// What a config-like element turns into.
@@ -35,6 +38,9 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<ConfigElement> {
     match class.rsplit('.').next().unwrap_or(class) {
         "CounterConfig" => Some(ConfigElement::Iteration(Arc::new(Counter::build(cx)))),
         "CSVDataSet" => Some(ConfigElement::Iteration(Arc::new(CsvDataSet::build(cx)))),
+        "RandomVariableConfig" => Some(ConfigElement::Iteration(Arc::new(RandomVariable::build(
+            cx,
+        )))),
         "UserParameters" => {
             let element = Arc::new(UserParameters::build(cx));
             Some(if element.per_iteration() {
