@@ -8,12 +8,15 @@
 //! the function logs through [`set_log_hook`]'s hook and returns what JMeter returns, or an
 //! empty string where JMeter would throw.
 
+mod encoding;
 mod files;
+pub(crate) mod hashes;
 mod html_entities;
 mod log;
 mod math;
 mod properties;
 mod random;
+pub(crate) mod regex;
 mod strings;
 mod threads;
 mod time;
@@ -45,11 +48,13 @@ impl FunctionRegistry {
     /// A registry with every function jmxr implements.
     pub fn standard() -> FunctionRegistry {
         let groups = [
+            encoding::FUNCTIONS,
             files::FUNCTIONS,
             log::FUNCTIONS,
             math::FUNCTIONS,
             properties::FUNCTIONS,
             random::FUNCTIONS,
+            regex::FUNCTIONS,
             strings::FUNCTIONS,
             threads::FUNCTIONS,
             time::FUNCTIONS,

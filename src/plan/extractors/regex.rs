@@ -12,6 +12,7 @@ use fancy_regex::Regex;
 
 use super::{pick, take_match_count, Field, Scope};
 use crate::engine::UserState;
+use crate::expr::regex_template::{parse_template, render_template, Piece};
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor, Setting};
 use crate::results::SampleResult;
@@ -37,13 +38,6 @@ enum Pattern {
 enum ResultTemplate {
     Parsed(Vec<Piece>),
     Dynamic(Template),
-}
-
-/// A part of a result template: literal text or `$n$`.
-#[derive(Debug, Clone, PartialEq)]
-enum Piece {
-    Text(String),
-    Group(usize),
 }
 
 /// One match: its groups, `None` for a group that did not take part.
@@ -130,18 +124,7 @@ impl RegexExtractor {
                 &parsed
             }
         };
-        let mut out = String::new();
-        for piece in pieces {
-            match piece {
-                Piece::Text(text) => out.push_str(text),
-                // Java appends a missing group as "null".
-                Piece::Group(n) => match groups.get(*n) {
-                    Some(Some(text)) => out.push_str(text),
-                    _ => out.push_str("null"),
-                },
-            }
-        }
-        out
+        render_template(pieces, groups)
     }
 }
 
@@ -226,57 +209,10 @@ fn remove_groups(user: &mut UserState, base: &str) {
     }
 }
 
-/// Splits a result template into text and `$n$` group references.
-fn parse_template(text: &str) -> Vec<Piece> {
-    let mut pieces = Vec::new();
-    let mut literal = String::new();
-    let mut rest = text;
-    while let Some(dollar) = rest.find('$') {
-        let after = &rest[dollar + 1..];
-        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        let group = (digits > 0 && after[digits..].starts_with('$'))
-            .then(|| after[..digits].parse::<usize>().ok())
-            .flatten();
-        match group {
-            Some(n) => {
-                literal.push_str(&rest[..dollar]);
-                if !literal.is_empty() {
-                    pieces.push(Piece::Text(std::mem::take(&mut literal)));
-                }
-                pieces.push(Piece::Group(n));
-                rest = &after[digits + 1..];
-            }
-            None => {
-                literal.push_str(&rest[..=dollar]);
-                rest = after;
-            }
-        }
-    }
-    literal.push_str(rest);
-    if !literal.is_empty() {
-        pieces.push(Piece::Text(literal));
-    }
-    pieces
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plan::extractors::test_support::*;
-
-    #[test]
-    fn templates_split_into_text_and_groups() {
-        assert_eq!(
-            parse_template("id=$1$,$2$$x$"),
-            [
-                Piece::Text("id=".into()),
-                Piece::Group(1),
-                Piece::Text(",".into()),
-                Piece::Group(2),
-                Piece::Text("$x$".into())
-            ]
-        );
-    }
 
     fn extractor(props: &[(&str, &str)]) -> RegexExtractor {
         let el = extractor_element("RegexExtractor", props);
