@@ -98,3 +98,35 @@ fn json_assertion_outcomes_and_messages() {
         .collect();
     assert_eq!(rows, expected);
 }
+
+#[test]
+fn md5hex_assertion_and_data_functions() {
+    let jtl = run_fixture("data/regex_extractor.jmx", &[]);
+    let rows: Vec<(String, String, String)> = jtl
+        .rows
+        .iter()
+        .filter(|row| jtl.get(row, "threadName") == "Functions 3-1")
+        .map(|row| {
+            (
+                jtl.get(row, "label").to_string(),
+                jtl.get(row, "success").to_string(),
+                jtl.get(row, "failureMessage").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(rows.len(), 8);
+    assert_eq!(
+        rows[0].2,
+        "Error asserting MD5 sum : got 2ed9bcd15872aebeb9a79de7b2479c12 but should have been e7ba5b6e9c1d9e2b1a5a0d2c5bde6e4b"
+    );
+    assert_eq!(rows[0].1, "false");
+    // `__regexFunction` reads the previous sample's body.
+    assert_eq!(rows[1].0, "fn=a+b n=2");
+    assert_eq!((rows[2].1.as_str(), rows[2].2.as_str()), ("true", ""));
+    let sha = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    assert_eq!(
+        rows[3].0,
+        format!("b64=dXNlcjpwYXNz dec=user:pass sha={sha} it=1")
+    );
+    assert!(rows[7].0.ends_with("it=2"), "{}", rows[7].0);
+}

@@ -30,4 +30,11 @@ write("regex_extractor.jmx", plan([
         ]),
         debug("b=${b_matchNr}:${b_1}${b_2} b2=${b2} bd=${bd}"),
     ]),
+    group("Functions", 1, 2, [
+        java("cells", "<td>a</td><td>b</td>", children=[md5_assert("e7ba5b6e9c1d9e2b1a5a0d2c5bde6e4b")]),
+        debug(r"fn=${__regexFunction(<td>(\w)</td>,$1$,ALL,+,,rf)} n=${rf_matchNr}"),
+        java("abc", "abc", children=[md5_assert("900150983CD24FB0D6963F7D28E17F72")]),
+        debug("b64=${__base64Encode(user:pass)} dec=${__base64Decode(dXNlcjpwYXNz)} "
+              "sha=${__digest(SHA-256,abc)} it=${__iterationNum()}"),
+    ]),
 ]))

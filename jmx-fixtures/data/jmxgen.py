@@ -87,3 +87,6 @@ def random_var(name, minimum, maximum, seed="", fmt="", per_thread=False):
     return el("RandomVariableConfig", "TestBeanGUI", "Random " + name, [
         s("variableName", name), s("outputFormat", fmt), s("minimumValue", minimum),
         s("maximumValue", maximum), s("randomSeed", seed), b("perThread", per_thread)])
+
+def md5_assert(expected):
+    return el("MD5HexAssertion", "MD5HexAssertionGUI", "MD5 " + expected, [s("MD5HexAssertion.size", expected)])

@@ -13,6 +13,7 @@
 mod duration;
 mod equals_diff;
 mod json_path;
+mod md5hex;
 mod pattern;
 mod response;
 mod size;
@@ -25,6 +26,7 @@ use crate::results::{AssertionResult, SampleResult};
 
 pub use duration::DurationAssertion;
 pub use json_path::JsonPathAssertion;
+pub use md5hex::Md5HexAssertion;
 pub use response::ResponseAssertion;
 pub use size::SizeAssertion;
 
@@ -35,6 +37,7 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Assertion
         "DurationAssertion" => Arc::new(DurationAssertion::build(cx)),
         "SizeAssertion" => Arc::new(SizeAssertion::build(cx)),
         "JSONPathAssertion" => Arc::new(JsonPathAssertion::build(cx)),
+        "MD5HexAssertion" => Arc::new(Md5HexAssertion::build(cx)),
         _ => return None,
     };
     Some(built)

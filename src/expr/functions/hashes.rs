@@ -224,7 +224,10 @@ fn compute_sha512_constants() -> Vec<u64> {
     let mut primes = Vec::new();
     let mut n = 2u64;
     while primes.len() < 80 {
-        if (2..n).take_while(|d| d * d <= n).all(|d| !n.is_multiple_of(d)) {
+        if (2..n)
+            .take_while(|d| d * d <= n)
+            .all(|d| !n.is_multiple_of(d))
+        {
             primes.push(n);
         }
         n += 1;
