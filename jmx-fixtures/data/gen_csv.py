@@ -30,3 +30,14 @@ write("csv_share.jmx", plan([share_group("G1"), share_group("G2")]).replace(
     '<boolProp name="TestPlan.serialize_threadgroups">true', '<boolProp name="TestPlan.serialize_threadgroups">false'))
 
 write("csv_missing.jmx", plan([group("G", 1, 1, [csv("no-such-file.csv", names="a"), debug("a=${a}")])]))
+
+# bench/csv_rows.sh: property-driven users and loops over a large file named by -Jcsv.
+write("../bench/csv_rows.jmx", plan([el("ThreadGroup", "ThreadGroupGui", "Readers", [
+    s("ThreadGroup.num_threads", "${__P(threads,1000)}"), s("ThreadGroup.ramp_time", 0),
+    s("ThreadGroup.on_sample_error", "continue"),
+    '<elementProp name="ThreadGroup.main_controller" elementType="LoopController" guiclass="LoopControlPanel" testclass="LoopController" testname="Loop Controller" enabled="true">'
+    + s("LoopController.loops", "${__P(loops,100)}") + b("LoopController.continue_forever", False) + '</elementProp>',
+    b("ThreadGroup.scheduler", False)], [
+    csv("${__P(csv,rows.csv)}", names="id,name", share="shareMode.all"),
+    debug("row ${id}"),
+])]))
