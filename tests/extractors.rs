@@ -130,3 +130,9 @@ fn md5hex_assertion_and_data_functions() {
     );
     assert!(rows[7].0.ends_with("it=2"), "{}", rows[7].0);
 }
+
+#[test]
+fn debug_post_processor_adds_a_sub_result() {
+    let jtl = run_fixture("data/regex_extractor.jmx", &[]);
+    assert_eq!(jtl.labels_of("DebugPost 4-1"), ["dp", "dp-0"]);
+}

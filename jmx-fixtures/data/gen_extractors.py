@@ -37,4 +37,5 @@ write("regex_extractor.jmx", plan([
         debug("b64=${__base64Encode(user:pass)} dec=${__base64Decode(dXNlcjpwYXNz)} "
               "sha=${__digest(SHA-256,abc)} it=${__iterationNum()}"),
     ]),
+    group("DebugPost", 1, 1, [java("dp", "x", children=[debug_post()])]),
 ]))

@@ -90,3 +90,8 @@ def random_var(name, minimum, maximum, seed="", fmt="", per_thread=False):
 
 def md5_assert(expected):
     return el("MD5HexAssertion", "MD5HexAssertionGUI", "MD5 " + expected, [s("MD5HexAssertion.size", expected)])
+
+def debug_post(name="Debug PostProcessor"):
+    return el("DebugPostProcessor", "TestBeanGUI", name, [
+        b("displayJMeterProperties", False), b("displayJMeterVariables", True),
+        b("displaySamplerProperties", True), b("displaySystemProperties", False)])

@@ -1,5 +1,6 @@
-//! Post-processors that pull values out of a sample into variables (reference §10):
-//! Regular Expression, Boundary and JSON Extractors (with a JSONPath evaluator).
+//! Post-processors (reference §10): the Regular Expression, Boundary and JSON
+//! Extractors (with a JSONPath evaluator), which pull values out of a sample into
+//! variables, and the Debug PostProcessor.
 //!
 //! Each is built once at plan time (expressions compiled, a bad one reported with its
 //! location) and runs through [`PostProcessor`] after its sampler, before assertions.
@@ -8,6 +9,7 @@
 //! match among several ([`pick`]).
 
 mod boundary;
+mod debug;
 mod json;
 mod json_text;
 pub mod jsonpath;
@@ -25,6 +27,7 @@ use crate::expr::Template;
 use crate::results::SampleResult;
 
 pub use self::boundary::BoundaryExtractor;
+pub use self::debug::DebugPostProcessor;
 pub use self::json::JsonExtractor;
 pub use self::json_text::extracted_text;
 pub use self::regex::RegexExtractor;
@@ -35,6 +38,7 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn PostProce
         "RegexExtractor" => Arc::new(RegexExtractor::build(cx)),
         "BoundaryExtractor" => Arc::new(BoundaryExtractor::build(cx)),
         "JSONPostProcessor" => Arc::new(JsonExtractor::build(cx)),
+        "DebugPostProcessor" => Arc::new(DebugPostProcessor::build(cx)),
         _ => return None,
     })
 }
