@@ -8,6 +8,7 @@
 //! the function logs through [`set_log_hook`]'s hook and returns what JMeter returns, or an
 //! empty string where JMeter would throw.
 
+mod dates;
 mod encoding;
 mod files;
 pub(crate) mod hashes;
@@ -48,6 +49,7 @@ impl FunctionRegistry {
     /// A registry with every function jmxr implements.
     pub fn standard() -> FunctionRegistry {
         let groups = [
+            dates::FUNCTIONS,
             encoding::FUNCTIONS,
             files::FUNCTIONS,
             log::FUNCTIONS,
