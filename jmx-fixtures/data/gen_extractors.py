@@ -36,6 +36,8 @@ write("regex_extractor.jmx", plan([
         java("abc", "abc", children=[md5_assert("900150983CD24FB0D6963F7D28E17F72")]),
         debug("b64=${__base64Encode(user:pass)} dec=${__base64Decode(dXNlcjpwYXNz)} "
               "sha=${__digest(SHA-256,abc)} it=${__iterationNum()}"),
+        debug("csv=${__CSVRead(users.csv,0)}-${__CSVRead(users.csv,1)}${__CSVRead(users.csv,next)} "
+              "ts=${__timeShift(dd/MM/yyyy,31/12/2020,P1D)} rd=${__RandomDate(yyyy-MM-dd,2021-01-01,2021-01-02)}"),
     ]),
     group("DebugPost", 1, 1, [java("dp", "x", children=[debug_post()])]),
 ]))

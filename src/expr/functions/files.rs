@@ -23,7 +23,7 @@ pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
 const ERR: &str = "**ERR**";
 
 /// Finds `name` in the working folder, then in the plan's folder.
-fn resolve(name: &str, test: &TestInfo) -> PathBuf {
+pub(super) fn resolve(name: &str, test: &TestInfo) -> PathBuf {
     let path = Path::new(name);
     if path.is_absolute() || path.exists() {
         return path.to_path_buf();

@@ -8,6 +8,7 @@
 //! the function logs through [`set_log_hook`]'s hook and returns what JMeter returns, or an
 //! empty string where JMeter would throw.
 
+mod csv_read;
 mod dates;
 mod encoding;
 mod files;
@@ -49,6 +50,7 @@ impl FunctionRegistry {
     /// A registry with every function jmxr implements.
     pub fn standard() -> FunctionRegistry {
         let groups = [
+            csv_read::FUNCTIONS,
             dates::FUNCTIONS,
             encoding::FUNCTIONS,
             files::FUNCTIONS,
