@@ -39,8 +39,8 @@ fn foreach_walks_the_matches_of_a_regex_extractor() {
 
 #[test]
 fn boundary_extractor_all_nth_and_default() {
-    let jtl = run_fixture("data/regex_extractor.jmx", &[]);
-    assert_eq!(jtl.labels_of("Boundary 2-1"), ["cells", "b=2:ab b2=b bd=D"]);
+    let jtl = run_fixture("data/boundary_functions.jmx", &[]);
+    assert_eq!(jtl.labels_of("Boundary 1-1"), ["cells", "b=2:ab b2=b bd=D"]);
 }
 
 #[test]
@@ -101,11 +101,11 @@ fn json_assertion_outcomes_and_messages() {
 
 #[test]
 fn md5hex_assertion_and_data_functions() {
-    let jtl = run_fixture("data/regex_extractor.jmx", &[]);
+    let jtl = run_fixture("data/boundary_functions.jmx", &[]);
     let rows: Vec<(String, String, String)> = jtl
         .rows
         .iter()
-        .filter(|row| jtl.get(row, "threadName") == "Functions 3-1")
+        .filter(|row| jtl.get(row, "threadName") == "Functions 2-1")
         .map(|row| {
             (
                 jtl.get(row, "label").to_string(),
@@ -137,5 +137,5 @@ fn md5hex_assertion_and_data_functions() {
 #[test]
 fn debug_post_processor_adds_a_sub_result() {
     let jtl = run_fixture("data/regex_extractor.jmx", &[]);
-    assert_eq!(jtl.labels_of("DebugPost 4-1"), ["dp", "dp-0"]);
+    assert_eq!(jtl.labels_of("DebugPost 2-1"), ["dp", "dp-0"]);
 }

@@ -22,6 +22,11 @@ write("regex_extractor.jmx", plan([
         debug("rnd=${rnd}"),
         foreach("each", "all", "item", [debug("item=${item}")]),
     ]),
+    group("DebugPost", 1, 1, [java("dp", "x", children=[debug_post()])]),
+]))
+
+# Elements and functions JMeter 2.13 lacks (Boundary Extractor, __digest, __timeShift...).
+write("boundary_functions.jmx", plan([
     group("Boundary", 1, 1, [
         java("cells", "<td>a</td><td>b</td>", children=[
             boundary("b", "<td>", "</td>", "-1"),
@@ -39,5 +44,4 @@ write("regex_extractor.jmx", plan([
         debug("csv=${__CSVRead(users.csv,0)}-${__CSVRead(users.csv,1)}${__CSVRead(users.csv,next)} "
               "ts=${__timeShift(dd/MM/yyyy,31/12/2020,P1D)} rd=${__RandomDate(yyyy-MM-dd,2021-01-01,2021-01-02)}"),
     ]),
-    group("DebugPost", 1, 1, [java("dp", "x", children=[debug_post()])]),
 ]))
