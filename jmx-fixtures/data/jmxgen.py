@@ -95,3 +95,9 @@ def debug_post(name="Debug PostProcessor"):
     return el("DebugPostProcessor", "TestBeanGUI", name, [
         b("displayJMeterProperties", False), b("displayJMeterVariables", True),
         b("displaySamplerProperties", True), b("displaySystemProperties", False)])
+
+def response_assert(pattern):
+    return el("ResponseAssertion", "AssertionGui", "Assert " + pattern, [
+        '<collectionProp name="Asserion.test_strings">' + s("0", pattern) + '</collectionProp>',
+        s("Assertion.custom_message", ""), s("Assertion.test_field", "Assertion.response_data"),
+        b("Assertion.assume_success", False), '<intProp name="Assertion.test_type">2</intProp>'])

@@ -17,6 +17,7 @@ mod md5hex;
 mod pattern;
 mod response;
 mod size;
+mod xml;
 
 use std::sync::Arc;
 
@@ -29,6 +30,7 @@ pub use json_path::JsonPathAssertion;
 pub use md5hex::Md5HexAssertion;
 pub use response::ResponseAssertion;
 pub use size::SizeAssertion;
+pub use xml::XmlAssertion;
 
 /// Builds the assertion for `class`, or `None` when the class is not an assertion jmxr runs.
 pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Assertion>> {
@@ -38,6 +40,7 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Assertion
         "SizeAssertion" => Arc::new(SizeAssertion::build(cx)),
         "JSONPathAssertion" => Arc::new(JsonPathAssertion::build(cx)),
         "MD5HexAssertion" => Arc::new(Md5HexAssertion::build(cx)),
+        "XMLAssertion" => Arc::new(XmlAssertion::build(cx)),
         _ => return None,
     };
     Some(built)
