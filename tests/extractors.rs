@@ -67,7 +67,7 @@ fn json_assertion_outcomes_and_messages() {
     let rows: Vec<(String, String, String)> = jtl
         .rows
         .iter()
-        .filter(|row| jtl.get(row, "threadName") == "Assert 2-1")
+        .filter(|row| jtl.get(row, "threadName") == "Assert 3-1")
         .map(|row| {
             (
                 jtl.get(row, "label").to_string(),
@@ -138,4 +138,17 @@ fn md5hex_assertion_and_data_functions() {
 fn debug_post_processor_adds_a_sub_result() {
     let jtl = run_fixture("data/regex_extractor.jmx", &[]);
     assert_eq!(jtl.labels_of("DebugPost 2-1"), ["dp", "dp-0"]);
+}
+
+#[test]
+fn jmespath_extractor_filters_projections_and_defaults() {
+    let jtl = run_fixture("data/json_extractor.jmx", &[]);
+    assert_eq!(
+        jtl.labels_of("Jmes 2-1"),
+        [
+            "api",
+            "oks=2:1,3 second=2 none=NONE/0",
+            r#"user={"name":"ann","id":7,"roles":["admin","dev"]}"#
+        ]
+    );
 }

@@ -20,6 +20,16 @@ write("json_extractor.jmx", plan([
         debug("user=${user}"),
         foreach("each", "ids", "id", [debug("id=${id}")]),
     ]),
+    group("Jmes", 1, 1, [
+        java("api", DOC, children=[
+            jmes("oks", "items[?ok].id", "-1"),
+            jmes("user", "user", "1"),
+            jmes("second", "items[*].id", "2"),
+            jmes("none", "nope.nothing", "1", default="NONE"),
+        ]),
+        debug("oks=${oks_matchNr}:${oks_1},${oks_2} second=${second} none=${none}/${none_matchNr}"),
+        debug("user=${user}"),
+    ]),
     group("Assert", 1, 1, [
         java("exists", DOC, children=[json_assert("$.user.name")]),
         java("missing", DOC, children=[json_assert("$.user.nope")]),

@@ -101,3 +101,8 @@ def response_assert(pattern):
         '<collectionProp name="Asserion.test_strings">' + s("0", pattern) + '</collectionProp>',
         s("Assertion.custom_message", ""), s("Assertion.test_field", "Assertion.response_data"),
         b("Assertion.assume_success", False), '<intProp name="Assertion.test_type">2</intProp>'])
+
+def jmes(ref, expr, match, default=""):
+    return el("JMESPathExtractor", "JMESPathExtractorGui", "JMES " + ref, [
+        s("JMESExtractor.referenceName", ref), s("JMESExtractor.jmesPathExpr", expr),
+        s("JMESExtractor.matchNumber", match), s("JMESExtractor.defaultValue", default)])

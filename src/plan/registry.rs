@@ -288,7 +288,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
 
     "RegexExtractor" => PostProcessor Supported "Regular Expression Extractor" "Perl 5 syntax through a backtracking engine (lookaround, back-references); `$` matches only at the very end and `\\d`/`\\w` are Unicode-aware; \"as document\" reads the body as text";
     "JSONPostProcessor" => PostProcessor Supported "JSON Extractor" "Jayway JSONPath for names, brackets, wildcards, deep scan, indexes, slices, filters (==, !=, <, <=, >, >=, =~, in, nin, existence, !, &&, ||) and length()/size()/min()/max()/avg()/sum(); lists of different lengths and invalid paths are plan errors (JMeter fails at run time)";
-    "JMESPathExtractor" => PostProcessor Unsupported "JSON JMESPath Extractor" DATA;
+    "JMESPathExtractor" => PostProcessor Supported "JSON JMESPath Extractor" "JMESPath without expression references (`&expr`, so no `sort_by`/`max_by`/`min_by`/`map`); decimals in JSON results are written as Rust writes them (`1e10` gives `10000000000.0`, Java `1.0E10`)";
     "BoundaryExtractor" => PostProcessor Supported "Boundary Extractor" "";
     "HtmlExtractor" => PostProcessor Unsupported "CSS Selector Extractor" DATA;
     "XPathExtractor" => PostProcessor Unsupported "XPath Extractor" DATA;

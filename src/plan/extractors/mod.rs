@@ -1,6 +1,6 @@
-//! Post-processors (reference §10): the Regular Expression, Boundary and JSON
-//! Extractors (with a JSONPath evaluator), which pull values out of a sample into
-//! variables, and the Debug PostProcessor.
+//! Post-processors (reference §10): the Regular Expression, Boundary, JSON and JSON
+//! JMESPath Extractors (with JSONPath and JMESPath evaluators), which pull values out
+//! of a sample into variables, and the Debug PostProcessor.
 //!
 //! Each is built once at plan time (expressions compiled, a bad one reported with its
 //! location) and runs through [`PostProcessor`] after its sampler, before assertions.
@@ -10,6 +10,8 @@
 
 mod boundary;
 mod debug;
+pub mod jmespath;
+mod jmespath_extractor;
 mod json;
 mod json_text;
 pub mod jsonpath;
@@ -28,6 +30,7 @@ use crate::results::SampleResult;
 
 pub use self::boundary::BoundaryExtractor;
 pub use self::debug::DebugPostProcessor;
+pub use self::jmespath_extractor::JmesPathExtractor;
 pub use self::json::JsonExtractor;
 pub use self::json_text::extracted_text;
 pub use self::regex::RegexExtractor;
@@ -39,6 +42,7 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn PostProce
         "BoundaryExtractor" => Arc::new(BoundaryExtractor::build(cx)),
         "JSONPostProcessor" => Arc::new(JsonExtractor::build(cx)),
         "DebugPostProcessor" => Arc::new(DebugPostProcessor::build(cx)),
+        "JMESPathExtractor" => Arc::new(JmesPathExtractor::build(cx)),
         _ => return None,
     })
 }
