@@ -12,6 +12,7 @@ mod boundary;
 mod debug;
 pub mod jmespath;
 mod jmespath_extractor;
+mod jmespath_functions;
 mod json;
 mod json_text;
 pub mod jsonpath;
