@@ -62,7 +62,7 @@ fn json_extractor_paths_match_numbers_defaults_and_concatenation() {
 }
 
 #[test]
-fn json_assertion_outcomes_and_messages() {
+fn json_and_jmespath_assertion_outcomes_and_messages() {
     let jtl = run_fixture("data/json_extractor.jmx", &[]);
     let rows: Vec<(String, String, String)> = jtl
         .rows
@@ -90,6 +90,12 @@ fn json_assertion_outcomes_and_messages() {
             "inverted",
             "false",
             "Failed that JSONPath $.empty not matches null",
+        ),
+        ("jmes-ok", "true", ""),
+        (
+            "jmes-missing",
+            "false",
+            "JMESPATH user.nope expected to exist",
         ),
     ];
     let expected: Vec<(String, String, String)> = expected

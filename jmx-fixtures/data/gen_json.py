@@ -37,5 +37,7 @@ write("json_extractor.jmx", plan([
         java("regex", DOC, children=[json_assert("$.token", r"abc/\d+", validate=True)]),
         java("array", DOC, children=[json_assert("$.items[*].price", "1.5", validate=True, regex=False)]),
         java("inverted", DOC, children=[json_assert("$.empty", validate=True, expect_null=True, invert=True)]),
+        java("jmes-ok", DOC, children=[jmes_assert("user.name", "ann", validate=True, regex=False)]),
+        java("jmes-missing", DOC, children=[jmes_assert("user.nope")]),
     ]),
 ]))

@@ -106,3 +106,8 @@ def jmes(ref, expr, match, default=""):
     return el("JMESPathExtractor", "JMESPathExtractorGui", "JMES " + ref, [
         s("JMESExtractor.referenceName", ref), s("JMESExtractor.jmesPathExpr", expr),
         s("JMESExtractor.matchNumber", match), s("JMESExtractor.defaultValue", default)])
+
+def jmes_assert(path, expected="", validate=False, regex=True, expect_null=False, invert=False):
+    return el("JMESPathAssertion", "JMESPathAssertionGui", "JMES assert " + path, [
+        s("JMES_PATH", path), s("EXPECTED_VALUE", expected), b("JSONVALIDATION", validate),
+        b("EXPECT_NULL", expect_null), b("INVERT", invert), b("ISREGEX", regex)])

@@ -12,6 +12,7 @@
 
 mod duration;
 mod equals_diff;
+mod jmespath;
 mod json_path;
 mod md5hex;
 mod pattern;
@@ -26,6 +27,7 @@ use crate::expr::{EvalContext, Template};
 use crate::results::{AssertionResult, SampleResult};
 
 pub use duration::DurationAssertion;
+pub use jmespath::JmesPathAssertion;
 pub use json_path::JsonPathAssertion;
 pub use md5hex::Md5HexAssertion;
 pub use response::ResponseAssertion;
@@ -41,6 +43,7 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Assertion
         "JSONPathAssertion" => Arc::new(JsonPathAssertion::build(cx)),
         "MD5HexAssertion" => Arc::new(Md5HexAssertion::build(cx)),
         "XMLAssertion" => Arc::new(XmlAssertion::build(cx)),
+        "JMESPathAssertion" => Arc::new(JmesPathAssertion::build(cx)),
         _ => return None,
     };
     Some(built)
