@@ -141,9 +141,18 @@ fn md5hex_assertion_and_data_functions() {
 }
 
 #[test]
-fn debug_post_processor_adds_a_sub_result() {
+fn debug_post_processor_sub_result_and_extractor_scopes() {
     let jtl = run_fixture("data/regex_extractor.jmx", &[]);
-    assert_eq!(jtl.labels_of("DebugPost 2-1"), ["dp", "dp-0"]);
+    // The Debug PostProcessor adds a sub-result (renamed `dp-0`) listing the variables;
+    // extractors after it read sub-samples only, the main sample only, or both in order.
+    assert_eq!(
+        jtl.labels_of("DebugPost 2-1"),
+        [
+            "dp",
+            "dp-0",
+            "child=JMeterVariables parent=none all=2:x,JMeterVariables"
+        ]
+    );
 }
 
 #[test]

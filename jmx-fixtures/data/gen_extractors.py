@@ -22,7 +22,15 @@ write("regex_extractor.jmx", plan([
         debug("rnd=${rnd}"),
         foreach("each", "all", "item", [debug("item=${item}")]),
     ]),
-    group("DebugPost", 1, 1, [java("dp", "x", children=[debug_post()])]),
+    group("DebugPost", 1, 1, [
+        java("dp", "x", children=[
+            debug_post(),
+            regex("child", "^(JMeter\\w+):", "$1$", "1", default="none", scope="children"),
+            regex("parent", "^(JMeter\\w+):", "$1$", "1", default="none", scope="parent"),
+            regex("all", "^(JMeter\\w+|x)", "$1$", "-1", scope="all"),
+        ]),
+        debug("child=${child} parent=${parent} all=${all_matchNr}:${all_1},${all_2}"),
+    ]),
 ]))
 
 # Elements and functions JMeter 2.13 lacks (Boundary Extractor, __digest, __timeShift...).
