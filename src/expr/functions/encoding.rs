@@ -1,5 +1,6 @@
 //! Encoding and choice functions: `__base64Encode`, `__base64Decode` (jmeter-plugins),
-//! `__digest`, `__chooseRandom` (jmeter-plugins) and `__iterationNum`.
+//! `__digest`, `__escapeOroRegexpChars`, `__chooseRandom` (jmeter-plugins),
+//! `__RandomFromMultipleVars` and `__iterationNum`.
 
 use rand::Rng;
 
@@ -13,6 +14,8 @@ pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
     ("__base64Decode", base64_decode),
     ("__digest", digest_fn),
     ("__chooseRandom", choose_random),
+    ("__RandomFromMultipleVars", random_from_multiple_vars),
+    ("__escapeOroRegexpChars", escape_oro_regexp_chars),
     ("__iterationNum", iteration_num),
 ];
 
@@ -109,6 +112,56 @@ fn choose_random(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>,
     })
 }
 
+/// `__RandomFromMultipleVars(a|b|...[,var])`: a random value among the variables named;
+/// a variable with `name_matchNr` contributes `name_1..name_n`, others their value when
+/// not empty.
+fn random_from_multiple_vars(
+    args: Vec<Template>,
+    _site: usize,
+) -> Result<Box<dyn Function>, String> {
+    stateless(args, 1, 2, |args, ctx| {
+        let names = arg(args, 0, ctx);
+        let mut values: Vec<String> = Vec::new();
+        for name in names.trim().split('|').filter(|n| !n.is_empty()) {
+            let count: usize = ctx
+                .vars
+                .get(&format!("{name}_matchNr"))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            if count > 0 {
+                for i in 1..=count {
+                    values.extend(ctx.vars.get(&format!("{name}_{i}")).map(str::to_string));
+                }
+            } else if let Some(value) = ctx.vars.get(name).filter(|v| !v.is_empty()) {
+                values.push(value.to_string());
+            }
+        }
+        let value = if values.is_empty() {
+            String::new()
+        } else {
+            values.swap_remove(ctx.rng.gen_range(0..values.len()))
+        };
+        store(args, 1, ctx, &value);
+        value
+    })
+}
+
+/// `__escapeOroRegexpChars(text[,var])`: every character that is not a letter, digit or
+/// `_` escaped with `\`, as ORO's `Perl5Compiler.quotemeta` does.
+fn escape_oro_regexp_chars(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
+    stateless(args, 1, 2, |args, ctx| {
+        let mut value = String::new();
+        for c in arg(args, 0, ctx).chars() {
+            if !(c.is_ascii_alphanumeric() || c == '_') {
+                value.push('\\');
+            }
+            value.push(c);
+        }
+        store(args, 1, ctx, &value);
+        value
+    })
+}
+
 /// `__iterationNum()`: the thread-group iteration of the evaluating user, from 1.
 fn iteration_num(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
     stateless(args, 0, 0, |_, ctx| {
@@ -145,6 +198,16 @@ mod tests {
         let chosen = f.eval("${__chooseRandom(x,y,z,pick)}");
         assert!(["x", "y", "z"].contains(&chosen.as_str()));
         assert_eq!(f.var("pick"), Some(chosen.as_str()));
+        f.vars.put("ids_matchNr", "2");
+        f.vars.put("ids_1", "a");
+        f.vars.put("ids_2", "b");
+        f.vars.put("one", "c");
+        let picked = f.eval("${__RandomFromMultipleVars(ids|one|unset,r)}");
+        assert!(["a", "b", "c"].contains(&picked.as_str()), "{picked}");
+        assert_eq!(
+            f.eval("${__escapeOroRegexpChars(a.b[1]_c)}"),
+            "a\\.b\\[1\\]_c"
+        );
         f.vars.put("__jm__Users__idx", "4");
         assert_eq!(f.eval("${__iterationNum()}"), "5");
     }
