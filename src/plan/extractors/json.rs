@@ -80,12 +80,23 @@ impl JsonExtractor {
         }
     }
 
-    /// The values of `path` in every response; `None` when one is not JSON.
+    /// The values of `path` in every response; `None` when one is not JSON. A path of
+    /// plain names and indexes is read without building the document.
     fn extract(responses: &[String], path: &JsonPath) -> Option<Vec<Option<String>>> {
         let mut out = Vec::new();
+        let keys = path.stream_keys();
         for response in responses {
-            let document: Value = serde_json::from_str(response).ok()?;
-            out.extend(path.select(&document).iter().map(|v| extracted_text(v)));
+            match &keys {
+                Some(keys) => {
+                    if let Some(value) = super::jsonpath_stream::select(keys, response).ok()? {
+                        out.push(extracted_text(&value));
+                    }
+                }
+                None => {
+                    let document: Value = serde_json::from_str(response).ok()?;
+                    out.extend(path.select(&document).iter().map(|v| extracted_text(v)));
+                }
+            }
         }
         Some(out)
     }

@@ -15,6 +15,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::jsonpath_filter::{parse_filter, Filter};
+use super::jsonpath_stream::Key;
 
 /// A compiled path.
 #[derive(Debug, Clone)]
@@ -132,6 +133,25 @@ impl JsonPath {
             }
         }
         out
+    }
+
+    /// The path as plain keys when it can be read without building the document
+    /// (names and non-negative indexes only, no function): see `jsonpath_stream`.
+    pub fn stream_keys(&self) -> Option<Vec<Key>> {
+        if self.function.is_some() {
+            return None;
+        }
+        self.steps
+            .iter()
+            .map(|step| match &step.selector {
+                _ if step.deep => None,
+                Selector::Names(names) if names.len() == 1 => Some(Key::Name(names[0].clone())),
+                Selector::Indexes(indexes) if indexes.len() == 1 && indexes[0] >= 0 => {
+                    Some(Key::Index(indexes[0] as usize))
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     /// The values the path selects in `root`, in document order.

@@ -17,6 +17,7 @@ mod json;
 mod json_text;
 pub mod jsonpath;
 mod jsonpath_filter;
+mod jsonpath_stream;
 mod regex;
 
 use std::borrow::Cow;
