@@ -67,6 +67,9 @@ pub struct RunShared {
     pub shared_counters: Mutex<HashMap<(usize, Counter), i64>>,
     /// Seed for per-user random sources; `None` draws from the OS.
     pub seed: Option<u64>,
+    /// Run-wide state of plan elements shared between users under a key (the CSV
+    /// readers of a share mode), created on first use.
+    shared_state: Mutex<HashMap<String, Arc<dyn std::any::Any + Send + Sync>>>,
 }
 
 impl RunShared {
@@ -93,6 +96,7 @@ impl RunShared {
             locks: Mutex::new(HashMap::new()),
             shared_counters: Mutex::new(HashMap::new()),
             seed,
+            shared_state: Mutex::new(HashMap::new()),
         }
     }
 
@@ -150,6 +154,20 @@ impl RunShared {
         if !self.stop_now.is_cancelled() {
             *self.stop.lock() = CancellationToken::new();
         }
+    }
+
+    /// The run-wide state under `key`, created by `init` on first use. `None` when the
+    /// key already holds state of another type.
+    pub fn shared<T: std::any::Any + Send + Sync>(
+        &self,
+        key: &str,
+        init: impl FnOnce() -> T,
+    ) -> Option<Arc<T>> {
+        let mut map = self.shared_state.lock();
+        let entry = map
+            .entry(key.to_string())
+            .or_insert_with(|| Arc::new(init()));
+        entry.clone().downcast::<T>().ok()
     }
 
     fn group_counter(&self, group: usize) -> Arc<AtomicI32> {

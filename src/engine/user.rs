@@ -36,6 +36,9 @@ pub struct UserState {
     pub iteration: u64,
     /// The run this user belongs to.
     pub run: Arc<RunShared>,
+    /// Set by an element that stops this user (a CSV Data Set at end of file with
+    /// `stopThread`): the user starts no further sample.
+    pub stop_thread: bool,
 }
 
 impl UserState {
@@ -50,6 +53,7 @@ impl UserState {
             slots: HashMap::new(),
             iteration: 0,
             run,
+            stop_thread: false,
         }
     }
 

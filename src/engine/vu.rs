@@ -103,7 +103,8 @@ impl VirtualUser {
     /// True when the user must not start another sample.
     pub(super) fn should_stop(&self) -> bool {
         let run = &self.user.run;
-        run.stop_token().is_cancelled()
+        self.user.stop_thread
+            || run.stop_token().is_cancelled()
             || self.user.end_time.is_some_and(|end| Instant::now() >= end)
     }
 

@@ -12,6 +12,7 @@ mod functions;
 mod parse;
 
 pub use context::{EvalContext, Properties, TestInfo, ThreadInfo, Variables};
+pub(crate) use functions::{hashes, regex as regex_template, unescape_html4};
 pub use functions::{set_log_hook, Constructor, Function, FunctionRegistry, LogHook};
 pub use parse::ExprError;
 

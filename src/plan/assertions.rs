@@ -12,9 +12,13 @@
 
 mod duration;
 mod equals_diff;
+mod jmespath;
+mod json_path;
+mod md5hex;
 mod pattern;
 mod response;
 mod size;
+mod xml;
 
 use std::sync::Arc;
 
@@ -23,8 +27,12 @@ use crate::expr::{EvalContext, Template};
 use crate::results::{AssertionResult, SampleResult};
 
 pub use duration::DurationAssertion;
+pub use jmespath::JmesPathAssertion;
+pub use json_path::JsonPathAssertion;
+pub use md5hex::Md5HexAssertion;
 pub use response::ResponseAssertion;
 pub use size::SizeAssertion;
+pub use xml::XmlAssertion;
 
 /// Builds the assertion for `class`, or `None` when the class is not an assertion jmxr runs.
 pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Assertion>> {
@@ -32,6 +40,10 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Assertion
         "ResponseAssertion" => Arc::new(ResponseAssertion::build(cx)),
         "DurationAssertion" => Arc::new(DurationAssertion::build(cx)),
         "SizeAssertion" => Arc::new(SizeAssertion::build(cx)),
+        "JSONPathAssertion" => Arc::new(JsonPathAssertion::build(cx)),
+        "MD5HexAssertion" => Arc::new(Md5HexAssertion::build(cx)),
+        "XMLAssertion" => Arc::new(XmlAssertion::build(cx)),
+        "JMESPathAssertion" => Arc::new(JmesPathAssertion::build(cx)),
         _ => return None,
     };
     Some(built)

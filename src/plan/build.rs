@@ -533,6 +533,10 @@ impl<'f> Builder<'f> {
                 let action = result_action(cx.raw("OnError.action").unwrap_or("0"));
                 level.result_actions.push(action);
             }
+            Some(Family::PostProcessor) => match super::extractors::build(class, &mut cx) {
+                Some(post) => level.post.push(post),
+                None => cx.error(format!("{class} cannot be built")),
+            },
             Some(Family::Listener) => {
                 if let Some(spec) = listener_spec(&mut cx) {
                     level.listeners.push(spec.id);

@@ -23,7 +23,88 @@ pub fn render() -> String {
             doc.push_str(&table_row(info));
         }
     }
+    doc.push_str(&functions());
     doc
+}
+
+/// JMeter's own functions (5.6); any not in the function library is listed as missing.
+const JMETER_FUNCTIONS: &[&str] = &[
+    "__BeanShell",
+    "__CSVRead",
+    "__FileToString",
+    "__P",
+    "__Random",
+    "__RandomDate",
+    "__RandomFromMultipleVars",
+    "__RandomString",
+    "__StringFromFile",
+    "__StringToFile",
+    "__TestPlanName",
+    "__UUID",
+    "__V",
+    "__XPath",
+    "__changeCase",
+    "__char",
+    "__counter",
+    "__dateTimeConvert",
+    "__digest",
+    "__escapeHtml",
+    "__escapeOroRegexpChars",
+    "__escapeXml",
+    "__eval",
+    "__evalVar",
+    "__groovy",
+    "__intSum",
+    "__isPropDefined",
+    "__isVarDefined",
+    "__javaScript",
+    "__jexl2",
+    "__jexl3",
+    "__log",
+    "__logn",
+    "__longSum",
+    "__machineIP",
+    "__machineName",
+    "__property",
+    "__regexFunction",
+    "__samplerName",
+    "__setProperty",
+    "__split",
+    "__threadGroupName",
+    "__threadNum",
+    "__time",
+    "__timeShift",
+    "__unescape",
+    "__unescapeHtml",
+    "__urldecode",
+    "__urlencode",
+];
+
+/// The function section: what the library has, and JMeter functions it lacks.
+fn functions() -> String {
+    let registry = crate::expr::FunctionRegistry::standard();
+    let mut have: Vec<&str> = registry.names().collect();
+    have.sort_unstable();
+    let missing: Vec<&str> = JMETER_FUNCTIONS
+        .iter()
+        .copied()
+        .filter(|name| registry.get(name).is_none())
+        .collect();
+    let list = |names: &[&str]| {
+        names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "\n## Functions\n\nSupported ({}): {}.\n\nJMeter functions not supported yet ({}): {}. \
+         `jmxr check` reports any unknown function with its location.\n",
+        have.len(),
+        list(&have),
+        missing.len(),
+        list(&missing),
+    )
 }
 
 const HEADER: &str = "\

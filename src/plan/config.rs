@@ -1,13 +1,18 @@
-//! Config elements with run-time behaviour: Counter and User Parameters (which JMeter
-//! files as a pre-processor but which acts per iteration when asked to).
+//! Config elements with run-time behaviour: Counter, CSV Data Set Config, Random
+//! Variable and User Parameters (which JMeter files as a pre-processor but which acts per iteration when
+//! asked to).
 //!
-//! Both are built once; the engine calls them through [`IterationListener`] (attached to
+//! Each is built once; the engine calls them through [`IterationListener`] (attached to
 //! the nearest enclosing controller) or [`PreProcessor`] (run before every sampler in
 //! scope). Their per-user state lives in the user (`UserState::slot`), shared state in
 //! the element itself.
 
 mod counter;
+mod csv_data_set;
+mod csv_file;
 mod decimal_format;
+mod java_random;
+mod random_variable;
 mod user_parameters;
 
 use std::sync::Arc;
@@ -15,7 +20,9 @@ use std::sync::Arc;
 use super::{BuildContext, IterationListener, PreProcessor};
 
 pub use counter::Counter;
+pub use csv_data_set::CsvDataSet;
 pub use decimal_format::DecimalFormat;
+pub use random_variable::RandomVariable;
 pub use user_parameters::UserParameters;
 
 /// What a config-like element turns into.
@@ -30,6 +37,10 @@ pub enum ConfigElement {
 pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<ConfigElement> {
     match class.rsplit('.').next().unwrap_or(class) {
         "CounterConfig" => Some(ConfigElement::Iteration(Arc::new(Counter::build(cx)))),
+        "CSVDataSet" => Some(ConfigElement::Iteration(Arc::new(CsvDataSet::build(cx)))),
+        "RandomVariableConfig" => Some(ConfigElement::Iteration(Arc::new(RandomVariable::build(
+            cx,
+        )))),
         "UserParameters" => {
             let element = Arc::new(UserParameters::build(cx));
             Some(if element.per_iteration() {
@@ -72,6 +83,6 @@ mod tests {
             with_cx(&el, |cx| build("CounterConfig", cx)),
             Some(ConfigElement::Iteration(_))
         ));
-        assert!(with_cx(&el, |cx| build("CSVDataSet", cx)).is_none());
+        assert!(with_cx(&el, |cx| build("ConfigTestElement", cx)).is_none());
     }
 }

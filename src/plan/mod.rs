@@ -17,6 +17,7 @@ pub mod compat_doc;
 pub mod config;
 pub mod context;
 pub mod controllers;
+pub mod extractors;
 pub mod registry;
 pub mod timers;
 pub mod tree;

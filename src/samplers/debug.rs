@@ -80,7 +80,7 @@ impl Sampler for DebugSampler {
 }
 
 /// Appends one section: header, sorted `name=value` lines, blank line.
-fn write_section(
+pub(crate) fn write_section(
     body: &mut String,
     sections: &mut String,
     title: &str,
@@ -146,7 +146,7 @@ fn next_run(s: &str) -> (&str, &str, &str) {
 }
 
 /// The native stand-ins for Java system properties (see the module docs).
-fn system_properties() -> Vec<(String, String)> {
+pub(crate) fn system_properties() -> Vec<(String, String)> {
     let os_name = match std::env::consts::OS {
         "linux" => "Linux",
         "macos" => "Mac OS X",

@@ -1,5 +1,5 @@
-//! File functions: `__StringFromFile` (next line, shared by all users of a call site) and
-//! `__FileToString` (the whole file, read at each call).
+//! File functions: `__StringFromFile` (next line, shared by all users of a call site),
+//! `__FileToString` (the whole file, read at each call) and `__StringToFile` (writes).
 //!
 //! A relative file name is looked up in the working folder first, then beside the plan.
 //! Errors give JMeter's `**ERR**` marker rather than failing the sample.
@@ -17,13 +17,52 @@ use crate::expr::{EvalContext, Template, TestInfo};
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
     ("__StringFromFile", string_from_file),
     ("__FileToString", file_to_string),
+    ("__StringToFile", string_to_file),
 ];
+
+/// `__StringToFile(file,text[,append[,charset]])`: writes (by default appends) the text,
+/// the two characters `\n` standing for a line break, and returns `true` or `false`.
+/// Writes to one file are serialised. Only UTF-8 is written; another charset is an error.
+fn string_to_file(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
+    stateless(args, 2, 4, |args, ctx| {
+        static LOCK: Mutex<()> = Mutex::new(());
+        let name = arg(args, 0, ctx).trim().to_string();
+        let content = arg(args, 1, ctx).replace("\\n", "\n");
+        let append = match arg(args, 2, ctx).trim().to_lowercase() {
+            a if a.is_empty() => true,
+            a => a == "true",
+        };
+        let charset = arg(args, 3, ctx);
+        if name.is_empty() || !(charset.is_empty() || charset.eq_ignore_ascii_case("UTF-8")) {
+            emit(
+                "ERROR",
+                &format!("__StringToFile: cannot write {name:?} in {charset:?}"),
+            );
+            return "false".into();
+        }
+        let _guard = LOCK.lock();
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .append(append)
+            .truncate(!append)
+            .open(&name)
+            .and_then(|mut file| std::io::Write::write_all(&mut file, content.as_bytes()));
+        match written {
+            Ok(()) => "true".into(),
+            Err(err) => {
+                emit("ERROR", &format!("__StringToFile: {name}: {err}"));
+                "false".into()
+            }
+        }
+    })
+}
 
 /// What both functions return when the file cannot be read.
 const ERR: &str = "**ERR**";
 
 /// Finds `name` in the working folder, then in the plan's folder.
-fn resolve(name: &str, test: &TestInfo) -> PathBuf {
+pub(super) fn resolve(name: &str, test: &TestInfo) -> PathBuf {
     let path = Path::new(name);
     if path.is_absolute() || path.exists() {
         return path.to_path_buf();

@@ -83,3 +83,22 @@ fn file_to_string_reads_everything() {
         "**ERR**"
     );
 }
+
+#[test]
+fn string_to_file_appends_with_line_breaks_then_truncates() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.txt");
+    let path = path.to_str().unwrap();
+    let mut f = Fixture::new();
+    assert_eq!(
+        f.eval(&format!("${{__StringToFile({path},a\\nb)}}")),
+        "true"
+    );
+    assert_eq!(f.eval(&format!("${{__StringToFile({path},c)}}")), "true");
+    assert_eq!(std::fs::read_to_string(path).unwrap(), "a\nbc");
+    assert_eq!(
+        f.eval(&format!("${{__StringToFile({path},d,false)}}")),
+        "true"
+    );
+    assert_eq!(std::fs::read_to_string(path).unwrap(), "d");
+}

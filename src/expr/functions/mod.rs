@@ -8,12 +8,17 @@
 //! the function logs through [`set_log_hook`]'s hook and returns what JMeter returns, or an
 //! empty string where JMeter would throw.
 
+mod csv_read;
+mod dates;
+mod encoding;
 mod files;
+pub(crate) mod hashes;
 mod html_entities;
 mod log;
 mod math;
 mod properties;
 mod random;
+pub(crate) mod regex;
 mod strings;
 mod threads;
 mod time;
@@ -26,6 +31,7 @@ use std::sync::OnceLock;
 use super::{EvalContext, Template};
 
 pub use log::{set_log_hook, LogHook};
+pub(crate) use strings::unescape_html4;
 
 /// One call site of a function, with its compiled argument templates and any state it keeps.
 pub trait Function: Send + Sync {
@@ -44,11 +50,15 @@ impl FunctionRegistry {
     /// A registry with every function jmxr implements.
     pub fn standard() -> FunctionRegistry {
         let groups = [
+            csv_read::FUNCTIONS,
+            dates::FUNCTIONS,
+            encoding::FUNCTIONS,
             files::FUNCTIONS,
             log::FUNCTIONS,
             math::FUNCTIONS,
             properties::FUNCTIONS,
             random::FUNCTIONS,
+            regex::FUNCTIONS,
             strings::FUNCTIONS,
             threads::FUNCTIONS,
             time::FUNCTIONS,

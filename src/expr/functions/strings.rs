@@ -232,7 +232,7 @@ fn unescape_html(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>,
 }
 
 /// Named HTML 4 entities and numeric references (`&#233;`, `&#xE9;`); the `;` is required.
-fn unescape_html4(text: &str) -> String {
+pub(crate) fn unescape_html4(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(amp) = rest.find('&') {

@@ -87,6 +87,86 @@ impl JavaDateFormat {
     }
 }
 
+impl JavaDateFormat {
+    /// Reads a date (and time) written with this pattern: numeric fields, month and
+    /// weekday names, `a`, literals. Year, month and day are needed; the time defaults to
+    /// midnight. `None` when the text does not fit.
+    pub(super) fn parse_local(&self, text: &str) -> Option<chrono::NaiveDateTime> {
+        let mut rest = text;
+        let (mut year, mut month, mut day) = (None, None, None);
+        let (mut hour, mut minute, mut second, mut nanos, mut pm) = (0, 0, 0, 0, None);
+        for token in &self.tokens {
+            match token {
+                Token::Literal(lit) => rest = rest.strip_prefix(lit.as_str())?,
+                Token::Field(letter, count) => {
+                    let (value, after) = read_field(*letter, *count, rest)?;
+                    rest = after;
+                    match letter {
+                        'y' | 'u' if *count == 2 => year = Some(2000 + value),
+                        'y' | 'u' => year = Some(value),
+                        'M' | 'L' => month = Some(value as u32),
+                        'd' => day = Some(value as u32),
+                        'H' | 'k' => hour = value as u32 % 24,
+                        'h' | 'K' => hour = value as u32 % 12,
+                        'm' => minute = value as u32,
+                        's' => second = value as u32,
+                        'S' => nanos = (value as u32) * 10u32.pow(9 - (*count).min(9) as u32),
+                        'a' => pm = Some(value == 1),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        if !rest.is_empty() {
+            return None;
+        }
+        if pm == Some(true) {
+            hour += 12;
+        }
+        chrono::NaiveDate::from_ymd_opt(year? as i32, month?, day?)?
+            .and_hms_nano_opt(hour, minute, second, nanos)
+    }
+}
+
+/// One field's value and the text after it. Names read as their index (months from 1,
+/// `a`: AM 0, PM 1); numbers take exactly `count` digits when `count` > 1 (a year
+/// pattern of four letters or more takes all digits), else one digit or more.
+fn read_field(letter: char, count: usize, text: &str) -> Option<(i64, &str)> {
+    let lower = text.to_ascii_lowercase();
+    if letter == 'a' {
+        return match lower.get(..2)? {
+            "am" => Some((0, &text[2..])),
+            "pm" => Some((1, &text[2..])),
+            _ => None,
+        };
+    }
+    if matches!(letter, 'M' | 'L' | 'E') && (count >= 3 || letter == 'E') {
+        let names: Vec<&str> = if letter == 'E' {
+            DAYS.to_vec()
+        } else {
+            MONTHS.to_vec()
+        };
+        for (i, name) in names.iter().enumerate() {
+            for form in [*name, &name[..3]] {
+                if lower.starts_with(&form.to_ascii_lowercase()) {
+                    return Some((i as i64 + 1, &text[form.len()..]));
+                }
+            }
+        }
+        return None;
+    }
+    let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let width = match letter {
+        'y' | 'u' if count >= 4 || count == 1 => digits,
+        _ if count > 1 => count,
+        _ => digits.clamp(1, 2),
+    };
+    if width == 0 || digits < width {
+        return None;
+    }
+    Some((text[..width].parse().ok()?, &text[width..]))
+}
+
 /// Reads `'...'` from the opening quote; `''` is a quote. Returns the text and length used.
 fn quoted(chars: &[char]) -> Result<(String, usize), String> {
     if chars.get(1) == Some(&'\'') {

@@ -1,0 +1,430 @@
+//! JSONPath as Jayway's JsonPath reads it (what JMeter's JSON Extractor and JSON
+//! Assertion use), for the forms plans use: `$.a.b`, `$['a']`, `$..x` (deep scan),
+//! `.*` / `[*]`, indexes and negative indexes, index lists, slices `[a:b]`, filters
+//! `[?(@.x == 'y' && @.n > 1)]` (`==`, `!=`, `<`, `<=`, `>`, `>=`, `=~ /re/i`, `in`,
+//! `nin`, existence, `!`, parentheses) and a trailing function `length()`, `size()`,
+//! `min()`, `max()`, `avg()`, `sum()`.
+//!
+//! A path is compiled once ([`JsonPath::compile`]); evaluation walks a parsed
+//! `serde_json::Value`. A missing property or index simply contributes nothing, which
+//! gives Jayway's results both for definite paths (no match) and indefinite ones
+//! (missing leaves skipped).
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::jsonpath_filter::{parse_filter, Filter};
+use super::jsonpath_stream::Key;
+
+/// A compiled path.
+#[derive(Debug, Clone)]
+pub struct JsonPath {
+    steps: Vec<Step>,
+    function: Option<Function>,
+}
+
+#[derive(Debug, Clone)]
+struct Step {
+    /// `..`: the selector applies to the node and all its descendants.
+    deep: bool,
+    selector: Selector,
+}
+
+#[derive(Debug, Clone)]
+enum Selector {
+    Names(Vec<String>),
+    Wildcard,
+    Indexes(Vec<i64>),
+    Slice(Option<i64>, Option<i64>),
+    Filter(Box<Filter>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Function {
+    Length,
+    Min,
+    Max,
+    Avg,
+    Sum,
+}
+
+impl JsonPath {
+    /// Parses `text`; a path without `$` is taken as relative to the root, as Jayway does.
+    pub fn compile(text: &str) -> Result<JsonPath, String> {
+        let text = text.trim();
+        let body = match text.strip_prefix('$') {
+            Some(rest) => rest,
+            None if text.starts_with('[') || text.starts_with('.') => text,
+            None if text.is_empty() => return Err("empty path".into()),
+            None => return JsonPath::compile(&format!("$.{text}")),
+        };
+        let mut parser = Parser { rest: body };
+        let mut steps = Vec::new();
+        let mut function = None;
+        while !parser.rest.is_empty() {
+            if function.is_some() {
+                return Err(format!("nothing may follow a function: {:?}", parser.rest));
+            }
+            match parser.step()? {
+                Parsed::Step(step) => steps.push(step),
+                Parsed::Function(f) => function = Some(f),
+            }
+        }
+        Ok(JsonPath { steps, function })
+    }
+
+    /// Whether the path names one place (Jayway's `isDefinite`): no deep scan, wildcard,
+    /// filter, slice or list of names or indexes.
+    pub fn is_definite(&self) -> bool {
+        self.steps.iter().all(|step| {
+            !step.deep
+                && match &step.selector {
+                    Selector::Names(names) => names.len() == 1,
+                    Selector::Indexes(indexes) => indexes.len() == 1,
+                    _ => false,
+                }
+        })
+    }
+
+    /// Jayway's message when this definite path finds nothing in `root`: a missing leaf
+    /// names the whole path, a missing step on the way names the path up to it.
+    pub fn not_found_message(&self, root: &Value) -> String {
+        let mut current: Vec<&Value> = vec![root];
+        for (i, step) in self.steps.iter().enumerate() {
+            let mut next = Vec::new();
+            for value in current {
+                apply(&step.selector, value, root, &mut next);
+            }
+            if next.is_empty() && i + 1 < self.steps.len() {
+                let prefix = JsonPath {
+                    steps: self.steps[..=i].to_vec(),
+                    function: None,
+                };
+                return format!("Missing property in path {}", prefix.normalized());
+            }
+            current = next;
+        }
+        format!("No results for path: {}", self.normalized())
+    }
+
+    /// The path as Jayway prints it in messages: `$['a'][0][*]`.
+    pub fn normalized(&self) -> String {
+        let mut out = String::from("$");
+        for step in &self.steps {
+            if step.deep {
+                out.push_str("..");
+            }
+            match &step.selector {
+                Selector::Names(names) => {
+                    let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+                    out.push_str(&format!("[{}]", quoted.join(",")));
+                }
+                Selector::Wildcard => out.push_str("[*]"),
+                Selector::Indexes(indexes) => {
+                    let list: Vec<String> = indexes.iter().map(i64::to_string).collect();
+                    out.push_str(&format!("[{}]", list.join(",")));
+                }
+                Selector::Slice(from, to) => {
+                    let bound = |b: &Option<i64>| b.map(|v| v.to_string()).unwrap_or_default();
+                    out.push_str(&format!("[{}:{}]", bound(from), bound(to)));
+                }
+                Selector::Filter(_) => out.push_str("[?]"),
+            }
+        }
+        out
+    }
+
+    /// The path as plain keys when it can be read without building the document
+    /// (names and non-negative indexes only, no function): see `jsonpath_stream`.
+    pub fn stream_keys(&self) -> Option<Vec<Key>> {
+        if self.function.is_some() {
+            return None;
+        }
+        self.steps
+            .iter()
+            .map(|step| match &step.selector {
+                _ if step.deep => None,
+                Selector::Names(names) if names.len() == 1 => Some(Key::Name(names[0].clone())),
+                Selector::Indexes(indexes) if indexes.len() == 1 && indexes[0] >= 0 => {
+                    Some(Key::Index(indexes[0] as usize))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The values the path selects in `root`, in document order.
+    pub fn select<'v>(&self, root: &'v Value) -> Vec<Cow<'v, Value>> {
+        let mut current: Vec<&'v Value> = vec![root];
+        for step in &self.steps {
+            let mut next = Vec::new();
+            for value in current {
+                if step.deep {
+                    deep_apply(&step.selector, value, root, &mut next);
+                } else {
+                    apply(&step.selector, value, root, &mut next);
+                }
+            }
+            current = next;
+        }
+        match self.function {
+            None => current.into_iter().map(Cow::Borrowed).collect(),
+            Some(f) => current
+                .into_iter()
+                .filter_map(|v| call(f, v))
+                .map(Cow::Owned)
+                .collect(),
+        }
+    }
+
+    /// The first value a relative path (`@.a.b` in a filter) selects.
+    pub(super) fn first<'v>(&self, node: &'v Value, root: &'v Value) -> Option<Cow<'v, Value>> {
+        let mut current: Vec<&'v Value> = vec![node];
+        for step in &self.steps {
+            let mut next = Vec::new();
+            for value in current {
+                if step.deep {
+                    deep_apply(&step.selector, value, root, &mut next);
+                } else {
+                    apply(&step.selector, value, root, &mut next);
+                }
+            }
+            current = next;
+        }
+        let value = current.into_iter().next()?;
+        match self.function {
+            None => Some(Cow::Borrowed(value)),
+            Some(f) => call(f, value).map(Cow::Owned),
+        }
+    }
+
+    /// Parses a relative path after `@` or `$` inside a filter, returning the rest.
+    pub(super) fn compile_relative(text: &str) -> Result<(JsonPath, &str), String> {
+        let mut parser = Parser { rest: text };
+        let mut steps = Vec::new();
+        let mut function = None;
+        while function.is_none() && (parser.rest.starts_with('.') || parser.rest.starts_with('[')) {
+            match parser.step()? {
+                Parsed::Step(step) => steps.push(step),
+                Parsed::Function(f) => function = Some(f),
+            }
+        }
+        Ok((JsonPath { steps, function }, parser.rest))
+    }
+}
+
+fn apply<'v>(selector: &Selector, value: &'v Value, root: &'v Value, out: &mut Vec<&'v Value>) {
+    match (selector, value) {
+        (Selector::Names(names), Value::Object(map)) => {
+            out.extend(names.iter().filter_map(|n| map.get(n)));
+        }
+        (Selector::Wildcard, Value::Object(map)) => out.extend(map.values()),
+        (Selector::Wildcard, Value::Array(items)) => out.extend(items.iter()),
+        (Selector::Indexes(indexes), Value::Array(items)) => {
+            for &i in indexes {
+                let at = if i < 0 { items.len() as i64 + i } else { i };
+                if let Some(item) = usize::try_from(at).ok().and_then(|at| items.get(at)) {
+                    out.push(item);
+                }
+            }
+        }
+        (Selector::Slice(from, to), Value::Array(items)) => {
+            let len = items.len() as i64;
+            let clamp = |i: i64| (if i < 0 { len + i } else { i }).clamp(0, len) as usize;
+            let from = clamp(from.unwrap_or(0));
+            let to = clamp(to.unwrap_or(len));
+            if from < to {
+                out.extend(items[from..to].iter());
+            }
+        }
+        (Selector::Filter(filter), Value::Array(items)) => {
+            out.extend(items.iter().filter(|item| filter.matches(item, root)));
+        }
+        (Selector::Filter(filter), Value::Object(_)) if filter.matches(value, root) => {
+            out.push(value);
+        }
+        _ => {}
+    }
+}
+
+/// Applies `selector` to `value` and every node below it, parents first.
+fn deep_apply<'v>(
+    selector: &Selector,
+    value: &'v Value,
+    root: &'v Value,
+    out: &mut Vec<&'v Value>,
+) {
+    apply(selector, value, root, out);
+    match value {
+        Value::Object(map) => map
+            .values()
+            .for_each(|v| deep_apply(selector, v, root, out)),
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| deep_apply(selector, v, root, out)),
+        _ => {}
+    }
+}
+
+fn call(function: Function, value: &Value) -> Option<Value> {
+    if function == Function::Length {
+        return match value {
+            Value::Array(items) => Some(Value::from(items.len())),
+            Value::Object(map) => Some(Value::from(map.len())),
+            Value::String(s) => Some(Value::from(s.chars().count())),
+            _ => None,
+        };
+    }
+    let numbers: Vec<f64> = value.as_array()?.iter().filter_map(Value::as_f64).collect();
+    if numbers.is_empty() {
+        return None;
+    }
+    let result = match function {
+        Function::Min => numbers.iter().copied().fold(f64::INFINITY, f64::min),
+        Function::Max => numbers.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        Function::Sum => numbers.iter().sum(),
+        _ => numbers.iter().sum::<f64>() / numbers.len() as f64,
+    };
+    serde_json::Number::from_f64(result).map(Value::Number)
+}
+
+enum Parsed {
+    Step(Step),
+    Function(Function),
+}
+
+struct Parser<'t> {
+    rest: &'t str,
+}
+
+impl Parser<'_> {
+    fn step(&mut self) -> Result<Parsed, String> {
+        let deep = if let Some(rest) = self.rest.strip_prefix("..") {
+            self.rest = rest;
+            true
+        } else if let Some(rest) = self.rest.strip_prefix('.') {
+            self.rest = rest;
+            false
+        } else if self.rest.starts_with('[') {
+            false
+        } else {
+            return Err(format!("expected '.' or '[' at {:?}", self.rest));
+        };
+        if self.rest.starts_with('[') {
+            let selector = self.bracket()?;
+            return Ok(Parsed::Step(Step { deep, selector }));
+        }
+        if let Some(rest) = self.rest.strip_prefix('*') {
+            self.rest = rest;
+            return Ok(Parsed::Step(Step {
+                deep,
+                selector: Selector::Wildcard,
+            }));
+        }
+        let end = self
+            .rest
+            .find(['.', '[', '(', ')', ' ', '<', '>', '=', '!', '&', '|', ','])
+            .unwrap_or(self.rest.len());
+        let name = &self.rest[..end];
+        if name.is_empty() {
+            return Err(format!("a property name is missing at {:?}", self.rest));
+        }
+        self.rest = &self.rest[end..];
+        if let Some(rest) = self.rest.strip_prefix("()") {
+            self.rest = rest;
+            let function = match name {
+                "length" | "size" => Function::Length,
+                "min" => Function::Min,
+                "max" => Function::Max,
+                "avg" => Function::Avg,
+                "sum" => Function::Sum,
+                other => return Err(format!("unknown function {other}()")),
+            };
+            return Ok(Parsed::Function(function));
+        }
+        Ok(Parsed::Step(Step {
+            deep,
+            selector: Selector::Names(vec![name.to_string()]),
+        }))
+    }
+
+    /// `[...]` after the opening bracket's position.
+    fn bracket(&mut self) -> Result<Selector, String> {
+        let inner = &self.rest[1..];
+        if let Some(filter) = inner.strip_prefix("?(") {
+            let (filter, rest) = parse_filter(filter)?;
+            let rest = rest.trim_start();
+            let rest = rest
+                .strip_prefix(')')
+                .and_then(|r| r.trim_start().strip_prefix(']'))
+                .ok_or_else(|| format!("a filter must end with ')]': {rest:?}"))?;
+            self.rest = rest;
+            return Ok(Selector::Filter(Box::new(filter)));
+        }
+        let close = closing_bracket(inner).ok_or("a '[' is not closed")?;
+        let content = inner[..close].trim();
+        self.rest = &inner[close + 1..];
+        if content == "*" {
+            return Ok(Selector::Wildcard);
+        }
+        if content.starts_with('\'') || content.starts_with('"') {
+            return quoted_names(content).map(Selector::Names);
+        }
+        if let Some((from, to)) = content.split_once(':') {
+            let bound = |t: &str| -> Result<Option<i64>, String> {
+                let t = t.trim();
+                if t.is_empty() {
+                    return Ok(None);
+                }
+                t.parse()
+                    .map(Some)
+                    .map_err(|_| format!("bad slice bound {t:?}"))
+            };
+            return Ok(Selector::Slice(bound(from)?, bound(to)?));
+        }
+        content
+            .split(',')
+            .map(|i| {
+                i.trim()
+                    .parse::<i64>()
+                    .map_err(|_| format!("bad index {i:?}"))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Selector::Indexes)
+    }
+}
+
+/// Position of the `]` that closes a bracket, skipping quoted text.
+fn closing_bracket(text: &str) -> Option<usize> {
+    let mut quote = None;
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, ']') => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `'a', "b"` into names.
+fn quoted_names(content: &str) -> Result<Vec<String>, String> {
+    let mut names = Vec::new();
+    let mut rest = content.trim();
+    while let Some(q) = rest.chars().next() {
+        if q != '\'' && q != '"' {
+            return Err(format!("expected a quoted name at {rest:?}"));
+        }
+        let end = rest[1..].find(q).ok_or("a quoted name is not closed")?;
+        names.push(rest[1..1 + end].replace("\\'", "'"));
+        rest = rest[end + 2..].trim_start();
+        rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+    }
+    Ok(names)
+}
+
+#[cfg(test)]
+#[path = "jsonpath_tests.rs"]
+mod tests;

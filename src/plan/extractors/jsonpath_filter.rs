@@ -1,0 +1,237 @@
+//! Filter expressions of JSONPath (`[?(...)]`), as Jayway evaluates them: `@` is the
+//! item being filtered, `$` the document; an operand path that selects nothing makes a
+//! comparison false; `=~` must match the whole text; numbers compare as numbers and
+//! strings as strings, values of different types are never equal.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+
+use fancy_regex::Regex;
+use serde_json::Value;
+
+use super::jsonpath::JsonPath;
+
+#[derive(Debug, Clone)]
+pub enum Filter {
+    Or(Box<Filter>, Box<Filter>),
+    And(Box<Filter>, Box<Filter>),
+    Not(Box<Filter>),
+    Exists(Operand),
+    Compare(Operand, Op, Operand),
+}
+
+#[derive(Debug, Clone)]
+pub enum Operand {
+    Current(JsonPath),
+    Root(JsonPath),
+    Literal(Value),
+    Regex(Regex),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Op {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Matches,
+    In,
+    Nin,
+}
+
+impl Filter {
+    pub fn matches(&self, item: &Value, root: &Value) -> bool {
+        match self {
+            Filter::Or(a, b) => a.matches(item, root) || b.matches(item, root),
+            Filter::And(a, b) => a.matches(item, root) && b.matches(item, root),
+            Filter::Not(f) => !f.matches(item, root),
+            Filter::Exists(operand) => match operand.value(item, root) {
+                Some(Cow::Borrowed(Value::Bool(b))) => *b,
+                Some(_) => true,
+                None => false,
+            },
+            Filter::Compare(left, op, right) => compare(left, *op, right, item, root),
+        }
+    }
+}
+
+impl Operand {
+    fn value<'v>(&self, item: &'v Value, root: &'v Value) -> Option<Cow<'v, Value>> {
+        match self {
+            Operand::Current(path) => path.first(item, root),
+            Operand::Root(path) => path.first(root, root),
+            Operand::Literal(value) => Some(Cow::Owned(value.clone())),
+            Operand::Regex(_) => None,
+        }
+    }
+}
+
+fn compare(left: &Operand, op: Op, right: &Operand, item: &Value, root: &Value) -> bool {
+    let Some(l) = left.value(item, root) else {
+        return op == Op::Ne;
+    };
+    if op == Op::Matches {
+        let Operand::Regex(regex) = right else {
+            return false;
+        };
+        let text = match l.as_ref() {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        return regex.is_match(&text).unwrap_or(false);
+    }
+    let Some(r) = right.value(item, root) else {
+        return op == Op::Ne;
+    };
+    match op {
+        Op::Eq => equal(&l, &r),
+        Op::Ne => !equal(&l, &r),
+        Op::In => r.as_array().is_some_and(|a| a.iter().any(|v| equal(&l, v))),
+        Op::Nin => r
+            .as_array()
+            .is_some_and(|a| !a.iter().any(|v| equal(&l, v))),
+        _ => match order(&l, &r) {
+            Some(ord) => match op {
+                Op::Lt => ord == Ordering::Less,
+                Op::Le => ord != Ordering::Greater,
+                Op::Gt => ord == Ordering::Greater,
+                _ => ord != Ordering::Less,
+            },
+            None => false,
+        },
+    }
+}
+
+fn equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}
+
+fn order(a: &Value, b: &Value) -> Option<Ordering> {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64()?.partial_cmp(&y.as_f64()?),
+        (Value::String(x), Value::String(y)) => Some(x.cmp(y)),
+        _ => None,
+    }
+}
+
+/// Parses a filter body (after `?(`); returns it and the text after it (`)]...`).
+pub fn parse_filter(text: &str) -> Result<(Filter, &str), String> {
+    or(text)
+}
+
+fn or(text: &str) -> Result<(Filter, &str), String> {
+    let (mut left, mut rest) = and(text)?;
+    while let Some(after) = rest.trim_start().strip_prefix("||") {
+        let (right, r) = and(after)?;
+        left = Filter::Or(Box::new(left), Box::new(right));
+        rest = r;
+    }
+    Ok((left, rest))
+}
+
+fn and(text: &str) -> Result<(Filter, &str), String> {
+    let (mut left, mut rest) = unary(text)?;
+    while let Some(after) = rest.trim_start().strip_prefix("&&") {
+        let (right, r) = unary(after)?;
+        left = Filter::And(Box::new(left), Box::new(right));
+        rest = r;
+    }
+    Ok((left, rest))
+}
+
+fn unary(text: &str) -> Result<(Filter, &str), String> {
+    let text = text.trim_start();
+    if let Some(rest) = text.strip_prefix('!') {
+        let (inner, rest) = unary(rest)?;
+        return Ok((Filter::Not(Box::new(inner)), rest));
+    }
+    if let Some(rest) = text.strip_prefix('(') {
+        let (inner, rest) = or(rest)?;
+        let rest = rest
+            .trim_start()
+            .strip_prefix(')')
+            .ok_or("a '(' in a filter is not closed")?;
+        return Ok((inner, rest));
+    }
+    let (left, rest) = operand(text)?;
+    let Some((op, after)) = operator(rest) else {
+        return Ok((Filter::Exists(left), rest));
+    };
+    let (right, rest) = operand(after)?;
+    Ok((Filter::Compare(left, op, right), rest))
+}
+
+fn operator(text: &str) -> Option<(Op, &str)> {
+    let text = text.trim_start();
+    const OPS: [(&str, Op); 9] = [
+        ("==", Op::Eq),
+        ("!=", Op::Ne),
+        ("<=", Op::Le),
+        (">=", Op::Ge),
+        ("=~", Op::Matches),
+        ("<", Op::Lt),
+        (">", Op::Gt),
+        ("nin ", Op::Nin),
+        ("in ", Op::In),
+    ];
+    OPS.iter()
+        .find_map(|(token, op)| text.strip_prefix(token).map(|rest| (*op, rest)))
+}
+
+fn operand(text: &str) -> Result<(Operand, &str), String> {
+    let text = text.trim_start();
+    if let Some(rest) = text.strip_prefix('@') {
+        let (path, rest) = JsonPath::compile_relative(rest)?;
+        return Ok((Operand::Current(path), rest));
+    }
+    if let Some(rest) = text.strip_prefix('$') {
+        let (path, rest) = JsonPath::compile_relative(rest)?;
+        return Ok((Operand::Root(path), rest));
+    }
+    if let Some(rest) = text.strip_prefix('/') {
+        return regex_literal(rest);
+    }
+    if let Some(q) = text.chars().next().filter(|c| *c == '\'' || *c == '"') {
+        let end = text[1..]
+            .find(q)
+            .ok_or("a string in a filter is not closed")?;
+        let value = Value::String(text[1..1 + end].to_string());
+        return Ok((Operand::Literal(value), &text[end + 2..]));
+    }
+    if text.starts_with('[') {
+        let end = text.find(']').ok_or("a list in a filter is not closed")?;
+        let json = text[..=end].replace('\'', "\"");
+        let value: Value = serde_json::from_str(&json)
+            .map_err(|e| format!("bad list {:?}: {e}", &text[..=end]))?;
+        return Ok((Operand::Literal(value), &text[end + 1..]));
+    }
+    let end = text
+        .find(|c: char| c.is_whitespace() || c == ')' || c == '&' || c == '|')
+        .unwrap_or(text.len());
+    let word = &text[..end];
+    let value: Value =
+        serde_json::from_str(word).map_err(|_| format!("unexpected {word:?} in a filter"))?;
+    Ok((Operand::Literal(value), &text[end..]))
+}
+
+/// `/pattern/flags` after the first `/`; the pattern must match the whole text.
+fn regex_literal(text: &str) -> Result<(Operand, &str), String> {
+    let end = text
+        .find('/')
+        .ok_or("a /regex/ in a filter is not closed")?;
+    let pattern = &text[..end];
+    let rest = &text[end + 1..];
+    let flags_end = rest
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(rest.len());
+    let flags = &rest[..flags_end];
+    let prefix = if flags.contains('i') { "(?i)" } else { "" };
+    let regex = Regex::new(&format!("{prefix}^(?:{pattern})$"))
+        .map_err(|e| format!("bad regular expression {pattern:?}: {e}"))?;
+    Ok((Operand::Regex(regex), &rest[flags_end..]))
+}

@@ -1,0 +1,182 @@
+//! Post-processors (reference §10): the Regular Expression, Boundary, JSON and JSON
+//! JMESPath Extractors (with JSONPath and JMESPath evaluators), which pull values out
+//! of a sample into variables, and the Debug PostProcessor.
+//!
+//! Each is built once at plan time (expressions compiled, a bad one reported with its
+//! location) and runs through [`PostProcessor`] after its sampler, before assertions.
+//! What they share lives here: the "field to check" ([`Field`]), the "apply to" scope
+//! ([`Scope`]: main sample, sub-samples, both, or a variable) and JMeter's choice of one
+//! match among several ([`pick`]).
+
+mod boundary;
+mod debug;
+pub mod jmespath;
+mod jmespath_extractor;
+mod jmespath_functions;
+mod json;
+mod json_text;
+pub mod jsonpath;
+mod jsonpath_filter;
+mod jsonpath_stream;
+mod regex;
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rand::Rng;
+
+use super::{BuildContext, PostProcessor};
+use crate::engine::UserState;
+use crate::expr::Template;
+use crate::results::SampleResult;
+
+pub use self::boundary::BoundaryExtractor;
+pub use self::debug::DebugPostProcessor;
+pub use self::jmespath_extractor::JmesPathExtractor;
+pub use self::json::JsonExtractor;
+pub use self::json_text::extracted_text;
+pub use self::regex::RegexExtractor;
+
+/// Builds the post-processor `class`, or `None` when it is not one of these.
+pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn PostProcessor>> {
+    Some(match class {
+        "RegexExtractor" => Arc::new(RegexExtractor::build(cx)),
+        "BoundaryExtractor" => Arc::new(BoundaryExtractor::build(cx)),
+        "JSONPostProcessor" => Arc::new(JsonExtractor::build(cx)),
+        "DebugPostProcessor" => Arc::new(DebugPostProcessor::build(cx)),
+        "JMESPathExtractor" => Arc::new(JmesPathExtractor::build(cx)),
+        _ => return None,
+    })
+}
+
+/// What part of a sample an extractor reads (`*.useHeaders`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    Body,
+    /// The body with HTML entities decoded.
+    Unescaped,
+    /// Text extracted from a document; jmxr reads the body as text.
+    Document,
+    Headers,
+    RequestHeaders,
+    Url,
+    Code,
+    Message,
+}
+
+impl Field {
+    pub fn parse(text: &str) -> Field {
+        match text {
+            "true" => Field::Headers,
+            "request_headers" => Field::RequestHeaders,
+            "unescaped" => Field::Unescaped,
+            "as_document" => Field::Document,
+            "URL" => Field::Url,
+            "code" => Field::Code,
+            "message" => Field::Message,
+            _ => Field::Body,
+        }
+    }
+
+    pub fn input<'r>(&self, result: &'r SampleResult) -> Cow<'r, str> {
+        match self {
+            Field::Body | Field::Document => String::from_utf8_lossy(&result.response_data),
+            Field::Unescaped => Cow::Owned(crate::expr::unescape_html4(&String::from_utf8_lossy(
+                &result.response_data,
+            ))),
+            Field::Headers => Cow::Borrowed(&result.response_headers),
+            Field::RequestHeaders => Cow::Borrowed(&result.request_headers),
+            Field::Url => Cow::Borrowed(result.url.as_deref().unwrap_or("")),
+            Field::Code => Cow::Borrowed(&result.response_code),
+            Field::Message => Cow::Borrowed(&result.response_message),
+        }
+    }
+}
+
+/// Which samples (or which variable) an extractor reads (`Sample.scope`).
+pub enum Scope {
+    Parent,
+    Children,
+    All,
+    Variable(Template),
+}
+
+impl Scope {
+    pub fn build(cx: &mut BuildContext<'_>) -> Scope {
+        match cx.raw("Sample.scope").unwrap_or("parent") {
+            "children" => Scope::Children,
+            "all" => Scope::All,
+            "variable" => Scope::Variable(cx.template("Scope.variable")),
+            _ => Scope::Parent,
+        }
+    }
+
+    /// The texts to read, in JMeter's order (main sample, then sub-samples depth
+    /// first). A variable scope naming an unset variable gives nothing.
+    pub fn inputs<'r>(
+        &self,
+        result: &'r SampleResult,
+        user: &mut UserState,
+        field: impl Fn(&'r SampleResult) -> Cow<'r, str>,
+    ) -> Vec<Cow<'r, str>> {
+        let mut out = Vec::new();
+        match self {
+            Scope::Variable(name) => {
+                let name = name.eval(&mut user.eval(""));
+                if let Some(value) = user.vars.get(&name) {
+                    out.push(Cow::Owned(value.to_string()));
+                }
+            }
+            Scope::Parent => out.push(field(result)),
+            Scope::Children => push_children(result, &field, &mut out),
+            Scope::All => {
+                out.push(field(result));
+                push_children(result, &field, &mut out);
+            }
+        }
+        out
+    }
+}
+
+fn push_children<'r>(
+    result: &'r SampleResult,
+    field: &impl Fn(&'r SampleResult) -> Cow<'r, str>,
+    out: &mut Vec<Cow<'r, str>>,
+) {
+    for sub in &result.subresults {
+        out.push(field(sub));
+        push_children(sub, field, out);
+    }
+}
+
+/// JMeter's choice among `count` matches for match number `number`: `0` a random one,
+/// `n` the n-th; `None` when there is no such match.
+pub fn pick(number: i64, count: usize, user: &mut UserState) -> Option<usize> {
+    if count == 0 {
+        return None;
+    }
+    match number {
+        0 => Some(user.rng.gen_range(0..count)),
+        n if n > 0 && (n as usize) <= count => Some(n as usize - 1),
+        _ => None,
+    }
+}
+
+/// Removes `name_1..` as far as `count`, as extractors do with a previous extraction's
+/// leftovers.
+pub fn remove_numbered(user: &mut UserState, name: &str, from: usize, to: usize) {
+    for i in from..=to {
+        user.vars.remove(&format!("{name}_{i}"));
+    }
+}
+
+/// The previous `name_matchNr`, removed, as a count (0 when absent or not a number).
+pub fn take_match_count(user: &mut UserState, name: &str) -> usize {
+    user.vars
+        .remove(&format!("{name}_matchNr"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+pub(crate) mod test_support;

@@ -1,0 +1,272 @@
+//! Regular Expression Extractor (`RegexExtractor`, reference §10.1).
+//!
+//! The expression is compiled once at plan time with a backtracking engine
+//! (`fancy-regex`: lookaround and back-references as in Perl 5); one that contains
+//! `${...}` is compiled when used. Matches are collected across the inputs of the scope
+//! in order, stopping once the n-th is found. Variables follow JMeter: the default is
+//! stored first (when given or "use empty default"), then for match number ≥ 0 `ref`,
+//! `ref_g`, `ref_g0..`; for a negative match number `ref_matchNr`, `ref_n`, `ref_n_g..`;
+//! leftovers of a previous, larger extraction are removed.
+
+use fancy_regex::Regex;
+
+use super::{pick, take_match_count, Field, Scope};
+use crate::engine::UserState;
+use crate::expr::regex_template::{parse_template, render_template, Piece};
+use crate::expr::Template;
+use crate::plan::{BuildContext, PostProcessor, Setting};
+use crate::results::SampleResult;
+
+pub struct RegexExtractor {
+    field: Field,
+    scope: Scope,
+    refname: Template,
+    pattern: Pattern,
+    template: ResultTemplate,
+    match_number: Setting,
+    default: Template,
+    empty_default: bool,
+}
+
+enum Pattern {
+    Compiled(Regex),
+    Dynamic(Template),
+    /// Invalid at plan time (already reported): never matches.
+    Invalid,
+}
+
+enum ResultTemplate {
+    Parsed(Vec<Piece>),
+    Dynamic(Template),
+}
+
+/// One match: its groups, `None` for a group that did not take part.
+type Groups = Vec<Option<String>>;
+
+impl RegexExtractor {
+    pub fn build(cx: &mut BuildContext<'_>) -> RegexExtractor {
+        let regex = cx.template("RegexExtractor.regex");
+        let pattern = if regex.is_constant() {
+            match Regex::new(regex.raw()) {
+                Ok(compiled) => Pattern::Compiled(compiled),
+                Err(err) => {
+                    cx.error(format!(
+                        "invalid regular expression {:?}: {err}",
+                        regex.raw()
+                    ));
+                    Pattern::Invalid
+                }
+            }
+        } else {
+            Pattern::Dynamic(regex)
+        };
+        let template = cx.template("RegexExtractor.template");
+        RegexExtractor {
+            field: Field::parse(cx.raw("RegexExtractor.useHeaders").unwrap_or("false")),
+            scope: Scope::build(cx),
+            refname: cx.template("RegexExtractor.refname"),
+            pattern,
+            template: if template.is_constant() {
+                ResultTemplate::Parsed(parse_template(template.raw()))
+            } else {
+                ResultTemplate::Dynamic(template)
+            },
+            match_number: cx.setting("RegexExtractor.match_number", "0"),
+            default: cx.template("RegexExtractor.default"),
+            empty_default: cx.flag("RegexExtractor.default_empty_value", false),
+        }
+    }
+
+    /// The matches in scope; with a positive `number`, at most that many.
+    fn matches(&self, result: &SampleResult, user: &mut UserState, number: i64) -> Vec<Groups> {
+        let dynamic;
+        let regex = match &self.pattern {
+            Pattern::Compiled(regex) => regex,
+            Pattern::Invalid => return Vec::new(),
+            Pattern::Dynamic(template) => match Regex::new(&template.eval(&mut user.eval(""))) {
+                Ok(regex) => {
+                    dynamic = regex;
+                    &dynamic
+                }
+                Err(_) => return Vec::new(),
+            },
+        };
+        let field = self.field;
+        let inputs = self.scope.inputs(result, user, |r| field.input(r));
+        let limit = if number > 0 {
+            number as usize
+        } else {
+            usize::MAX
+        };
+        let mut out = Vec::new();
+        for input in &inputs {
+            for captures in regex.captures_iter(input.as_ref()) {
+                let Ok(captures) = captures else { break };
+                out.push(
+                    (0..captures.len())
+                        .map(|i| captures.get(i).map(|m| m.as_str().to_string()))
+                        .collect(),
+                );
+                if out.len() >= limit {
+                    return out;
+                }
+            }
+        }
+        out
+    }
+
+    fn render(&self, groups: &Groups, user: &mut UserState) -> String {
+        let parsed;
+        let pieces = match &self.template {
+            ResultTemplate::Parsed(pieces) => pieces,
+            ResultTemplate::Dynamic(template) => {
+                parsed = parse_template(&template.eval(&mut user.eval("")));
+                &parsed
+            }
+        };
+        render_template(pieces, groups)
+    }
+}
+
+impl PostProcessor for RegexExtractor {
+    fn process(&self, result: &mut SampleResult, user: &mut UserState) {
+        let (refname, number, default) = {
+            let mut cx = user.eval("");
+            (
+                self.refname.eval(&mut cx),
+                self.match_number.i64(&mut cx),
+                self.default.eval(&mut cx),
+            )
+        };
+        if !default.is_empty() || self.empty_default {
+            user.vars.put(refname.clone(), default);
+        }
+        let matches = self.matches(result, user, number);
+        let previous = take_match_count(user, &refname);
+        let mut count = 0;
+        if number >= 0 {
+            match pick(number, matches.len(), user) {
+                Some(i) => {
+                    let value = self.render(&matches[i], user);
+                    user.vars.put(refname.clone(), value);
+                    save_groups(user, &refname, &matches[i]);
+                }
+                None => remove_groups(user, &refname),
+            }
+        } else {
+            remove_groups(user, &refname);
+            count = matches.len();
+            user.vars
+                .put(format!("{refname}_matchNr"), count.to_string());
+            for (i, groups) in matches.iter().enumerate() {
+                let name = format!("{refname}_{}", i + 1);
+                let value = self.render(groups, user);
+                user.vars.put(name.clone(), value);
+                save_groups(user, &name, groups);
+            }
+        }
+        for i in count + 1..=previous {
+            let name = format!("{refname}_{i}");
+            user.vars.remove(&name);
+            remove_groups(user, &name);
+        }
+    }
+}
+
+/// `base_g0..base_gN` and `base_g` = N; stale higher groups removed.
+fn save_groups(user: &mut UserState, base: &str, groups: &Groups) {
+    let count_name = format!("{base}_g");
+    let previous: usize = user
+        .vars
+        .get(&count_name)
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    for (i, group) in groups.iter().enumerate() {
+        let name = format!("{base}_g{i}");
+        match group {
+            Some(text) => user.vars.put(name, text.clone()),
+            None => {
+                user.vars.remove(&name);
+            }
+        }
+    }
+    user.vars
+        .put(count_name, groups.len().saturating_sub(1).to_string());
+    for i in groups.len()..=previous {
+        user.vars.remove(&format!("{base}_g{i}"));
+    }
+}
+
+fn remove_groups(user: &mut UserState, base: &str) {
+    let count_name = format!("{base}_g");
+    let count: usize = user
+        .vars
+        .remove(&count_name)
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    for i in 0..=count {
+        user.vars.remove(&format!("{base}_g{i}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::extractors::test_support::*;
+
+    fn extractor(props: &[(&str, &str)]) -> RegexExtractor {
+        let el = extractor_element("RegexExtractor", props);
+        with_build(&el, RegexExtractor::build)
+    }
+
+    #[test]
+    fn all_matches_set_numbered_variables_and_clear_leftovers() {
+        let ex = extractor(&[
+            ("RegexExtractor.refname", "v"),
+            ("RegexExtractor.regex", r"id=(\d+)(?=;)"),
+            ("RegexExtractor.template", "$1$"),
+            ("RegexExtractor.match_number", "-1"),
+        ]);
+        let mut user = user();
+        ex.process(&mut body("id=1;id=2;id=3;"), &mut user);
+        assert_eq!(var(&user, "v_matchNr"), Some("3"));
+        assert_eq!(var(&user, "v_3"), Some("3"));
+        assert_eq!(var(&user, "v_2_g1"), Some("2"));
+        assert_eq!(var(&user, "v_2_g"), Some("1"));
+        ex.process(&mut body("id=7;"), &mut user);
+        assert_eq!(var(&user, "v_matchNr"), Some("1"));
+        assert_eq!(var(&user, "v_1"), Some("7"));
+        assert_eq!(var(&user, "v_2"), None);
+        assert_eq!(var(&user, "v_3_g1"), None);
+    }
+
+    #[test]
+    fn nth_match_default_and_back_references() {
+        let ex = extractor(&[
+            ("RegexExtractor.refname", "v"),
+            ("RegexExtractor.regex", r"(\w)\1"),
+            ("RegexExtractor.template", "[$0$]"),
+            ("RegexExtractor.match_number", "2"),
+            ("RegexExtractor.default", "none"),
+        ]);
+        let mut user = user();
+        ex.process(&mut body("aa b cc"), &mut user);
+        assert_eq!(var(&user, "v"), Some("[cc]"));
+        assert_eq!(var(&user, "v_g0"), Some("cc"));
+        ex.process(&mut body("aa"), &mut user);
+        assert_eq!(var(&user, "v"), Some("none"));
+        assert_eq!(var(&user, "v_g0"), None);
+    }
+
+    #[test]
+    fn invalid_expression_is_a_plan_error() {
+        let el = extractor_element("RegexExtractor", &[("RegexExtractor.regex", "(unclosed")]);
+        let diagnostics = build_diagnostics(&el, |cx| {
+            RegexExtractor::build(cx);
+        });
+        assert!(
+            diagnostics[0].contains("invalid regular expression"),
+            "{diagnostics:?}"
+        );
+    }
+}
