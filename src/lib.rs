@@ -12,6 +12,7 @@ pub mod cli;
 pub mod engine;
 pub mod expr;
 pub mod jmx;
+pub mod mirror;
 pub mod plan;
 pub mod results;
 pub mod run;

@@ -37,6 +37,8 @@ pub struct RawArgs {
     pub not_yet: Vec<String>,
     /// `-G` properties: meant for remote servers, which a local run does not have.
     pub global: Vec<(String, String)>,
+    /// `mirror-server`: host and port to listen on.
+    pub mirror: Option<(String, u16)>,
 }
 
 /// What to do.
@@ -46,6 +48,11 @@ pub enum Command {
     Version,
     Run(RunConfig),
     Check(CheckConfig),
+    /// `jmxr mirror-server --port N [--host H]`
+    MirrorServer {
+        host: String,
+        port: u16,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -113,6 +120,10 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<RawArgs, CliErro
     let mut raw = RawArgs::default();
     let mut args = args.into_iter().peekable();
     if let Some(first) = args.peek() {
+        if first == "mirror-server" {
+            args.next();
+            return parse_mirror(args);
+        }
         if matches!(first.as_str(), "check" | "run") {
             raw.subcommand = args.next();
         }
@@ -139,6 +150,38 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<RawArgs, CliErro
             }
         } else {
             raw.positional.push(PathBuf::from(arg));
+        }
+    }
+    Ok(raw)
+}
+
+/// `mirror-server` options: `--port N` (default 8081, as JMeter's) and `--host H`
+/// (default 127.0.0.1: the mirror answers anyone who connects, so loopback unless asked).
+fn parse_mirror(args: impl Iterator<Item = String>) -> Result<RawArgs, CliError> {
+    let mut raw = RawArgs {
+        subcommand: Some("mirror-server".into()),
+        mirror: Some(("127.0.0.1".into(), 8081)),
+        ..RawArgs::default()
+    };
+    let mut args = args;
+    while let Some(arg) = args.next() {
+        let mut value = || {
+            args.next()
+                .ok_or_else(|| CliError::Usage(format!("{arg} needs a value")))
+        };
+        let Some((host, port)) = raw.mirror.as_mut() else {
+            break;
+        };
+        match arg.as_str() {
+            "--port" => {
+                let text = value()?;
+                *port = text
+                    .parse()
+                    .map_err(|_| CliError::Usage(format!("invalid port {text:?}")))?;
+            }
+            "--host" => *host = value()?,
+            "-h" | "--help" => raw.help = true,
+            _ => return Err(CliError::Usage(format!("Unknown arg: {arg}"))),
         }
     }
     Ok(raw)
@@ -239,6 +282,9 @@ impl RawArgs {
                 self.not_yet.join(", ")
             )));
         }
+        if let Some((host, port)) = self.mirror.clone() {
+            return Ok(Command::MirrorServer { host, port });
+        }
         let properties = self.properties()?;
         if self.subcommand.as_deref() == Some("check") {
             let mut plans = self.positional.clone();
@@ -326,6 +372,7 @@ jmxr runs Apache JMeter test plans natively.
 Usage:
   jmxr -n -t plan.jmx [-l results.jtl] [-j run.log] [-Jname=value ...] [-q extra.properties] [-p jmeter.properties] [-f]
   jmxr check plan.jmx [more.jmx ...]
+  jmxr mirror-server [--port 8081] [--host 127.0.0.1]   echo HTTP requests as JMeter's mirror server
 
 JMeter options:
   -n, --nongui                  accepted (jmxr is always headless)
