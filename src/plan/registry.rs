@@ -137,6 +137,9 @@ use Family::*;
 use Status::*;
 
 const HTTP: &str = "HTTP support is planned (issue 3)";
+const HTTP_SAMPLER: &str =
+    "HTTP/1.1 with per-user keep-alive, redirects, gzip/deflate, file: URLs; \
+HTTPS, embedded resources, brotli and HTTP/2 are not implemented yet (issue 3)";
 const DATA: &str = "planned with test data, extractors and assertions (issue 4)";
 const SCRIPT: &str = "scripting is planned on Rhai (issue 7)";
 const SOCKETS: &str = "planned with UDP, TCP and Java Request classes (issue 6)";
@@ -190,9 +193,9 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "JavaSampler" => Sampler Supported "Java Request" "classes JavaTest and SleepTest; other classes are planned (issue 6)";
     "TestAction" => Sampler Supported "Flow Control Action" "";
     "SystemSampler" => Sampler Supported "OS Process Sampler" "";
-    "HTTPSamplerProxy" => Sampler Unsupported "HTTP Request" HTTP;
-    "HTTPSampler" => Sampler Unsupported "HTTP Request (Java, legacy)" HTTP;
-    "HTTPSampler2" => Sampler Unsupported "HTTP Request (HttpClient, legacy)" HTTP;
+    "HTTPSamplerProxy" => Sampler Supported "HTTP Request" HTTP_SAMPLER;
+    "HTTPSampler" => Sampler Supported "HTTP Request (Java, legacy)" HTTP_SAMPLER;
+    "HTTPSampler2" => Sampler Supported "HTTP Request (HttpClient, legacy)" HTTP_SAMPLER;
     "com.blazemeter.jmeter.http.ParallelHTTPSampler" => Sampler Unsupported "bzm - Parallel HTTP Requests" HTTP;
     "com.blazemeter.jmeter.http2.sampler.HTTP2Request" => Sampler Unsupported "bzm - HTTP/2 Sampler" HTTP;
     "kg.apc.jmeter.samplers.HTTPRawSampler" => Sampler Unsupported "jp@gc - HTTP Raw Request" HTTP;
@@ -248,17 +251,17 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "com.blazemeter.jmeter.RandomCSVDataSetConfig" => Config Unsupported "bzm - Random CSV Data Set Config" DATA;
     "com.blazemeter.jmeter.DirectoryListingConfig" => Config Unsupported "bzm - Directory Listing Config" DATA;
     "kg.apc.jmeter.config.redis.RedisDataSet" => Config Unsupported "jp@gc - Redis Data Set" PROTO;
-    "ConfigTestElement" gui "HttpDefaultsGui" => Config Unsupported "HTTP Request Defaults" HTTP;
+    "ConfigTestElement" gui "HttpDefaultsGui" => Config Supported "HTTP Request Defaults" "fills absent or empty HTTP Request fields (closest wins) and appends its parameters; boolean defaults are not applied";
     "ConfigTestElement" gui "Http2DefaultsGui" => Config Unsupported "bzm - HTTP/2 Request Defaults" HTTP;
     "ConfigTestElement" gui "LoginConfigGui" => Config Unsupported "Login Config Element" HTTP;
     "ConfigTestElement" gui "TCPConfigGui" => Config Unsupported "TCP Sampler Config" SOCKETS;
     "ConfigTestElement" gui "FtpConfigGui" => Config Unsupported "FTP Request Defaults" PROTO;
     "ConfigTestElement" gui "LdapConfigGui" => Config Unsupported "LDAP Request Defaults" PROTO;
     "ConfigTestElement" gui "SimpleConfigGui" => Config Unsupported "Simple Config Element" NO_PLUGIN;
-    "HeaderManager" => Config Unsupported "HTTP Header Manager" HTTP;
-    "CookieManager" => Config Unsupported "HTTP Cookie Manager" HTTP;
+    "HeaderManager" => Config Supported "HTTP Header Manager" "managers in scope merge: the innermost wins per header name";
+    "CookieManager" => Config Supported "HTTP Cookie Manager" "per-user jar, standard policy (and ignoreCookies), clearEachIteration, user-defined cookies; other policies behave as standard";
     "CacheManager" => Config Unsupported "HTTP Cache Manager" HTTP;
-    "AuthManager" => Config Unsupported "HTTP Authorization Manager" HTTP;
+    "AuthManager" => Config Unsupported "HTTP Authorization Manager" "pre-emptive Basic is sent; Digest and Kerberos are not implemented yet (issue 3)";
     "DNSCacheManager" => Config Unsupported "DNS Cache Manager" HTTP;
     "KeystoreConfig" => Config Unsupported "Keystore Configuration" HTTP;
     "JDBCDataSource" => Config Unsupported "JDBC Connection Configuration" PROTO;
@@ -478,8 +481,8 @@ mod tests {
         let composite =
             lookup("kg.apc.jmeter.vizualizers.CompositeResultCollector", "").expect("row");
         assert_eq!(composite.status, Status::Ignored);
-        let http = lookup("HTTPSamplerProxy", "HttpTestSampleGui").expect("row");
-        assert!(http.blocks_run());
+        let ftp = lookup("FTPSampler", "FtpTestSamplerGui").expect("row");
+        assert!(ftp.blocks_run());
         assert!(affects_run(None, "com.example.FancySampler"));
         assert!(!affects_run(None, "com.example.FancyListener"));
     }

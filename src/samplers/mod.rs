@@ -10,10 +10,11 @@
 //!
 //! Families here: [`java`] (Java Request with JMeter's `JavaTest` and `SleepTest`),
 //! [`debug`] (Debug Sampler), [`os_process`] (OS Process Sampler), [`flow_control`]
-//! (Flow Control Action).
+//! (Flow Control Action), [`http`] (HTTP Request and its managers).
 
 pub mod debug;
 pub mod flow_control;
+pub mod http;
 pub mod java;
 pub mod os_process;
 
@@ -42,6 +43,7 @@ pub fn build(
         "SystemSampler" | "org.apache.jmeter.protocol.system.SystemSampler" => {
             Some(os_process::build(cx))
         }
+        "HTTPSamplerProxy" | "HTTPSampler" | "HTTPSampler2" => Some(http::build(cx, configs)),
         _ => None,
     }
 }
@@ -265,7 +267,7 @@ mod tests {
 
     #[test]
     fn unknown_classes_are_not_built_here() {
-        let element = element("HTTPSamplerProxy", "HttpTestSampleGui", "x", vec![]);
+        let element = element("FTPSampler", "FtpTestSamplerGui", "x", vec![]);
         let (sampler, diagnostics) = build_element(&element, &[]);
         assert!(sampler.is_none());
         assert!(diagnostics.is_empty());

@@ -1,0 +1,497 @@
+//! HTTP Request (`HTTPSamplerProxy`, and the legacy `HTTPSampler`/`HTTPSampler2`
+//! classes), with the managers and defaults that reach it through its scope.
+//!
+//! How the parts connect:
+//! * [`config`] reads the sampler and merges HTTP Request Defaults, Header, Cookie and
+//!   Authorization Managers once, at plan time, into an [`config::HttpSpec`].
+//! * At sample time [`request`] evaluates the templates into a URL and a body,
+//!   this module writes the request head (headers in HttpClient 4's order) and
+//!   [`client`] exchanges it over the user's own keep-alive connections.
+//! * [`response`] turns the answer or the transport error into a `SampleResult`;
+//!   redirects followed by JMeter become sub-results here, as `HTTPSamplerBase` makes them.
+//! * Each virtual user keeps its connections and cookie jars in one slot
+//!   ([`UserHttp`]), shared by all its HTTP samplers, as a JMeter thread does.
+//!
+//! Not done yet (reported by `jmxr check` through the registry notes): HTTPS, embedded
+//! resources, Cache and DNS Cache Managers, Digest authentication, brotli.
+
+mod client;
+mod config;
+mod cookies;
+mod file;
+mod request;
+mod response;
+mod url;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+
+use crate::jmx::Element;
+use crate::plan::{BuildContext, SampleContext, Sampler};
+use crate::results::SampleResult;
+
+use self::client::{Outgoing, Pool, TransportError};
+use self::config::HttpSpec;
+use self::url::Url;
+use super::{new_result, wall_clock_ms};
+
+/// The slot holding a user's HTTP state; one per user whatever the sampler, as JMeter's
+/// per-thread HttpClient state is.
+const HTTP_SLOT: usize = usize::MAX - 0x4854;
+
+/// `httpsampler.max_redirects` default.
+const DEFAULT_MAX_REDIRECTS: usize = 20;
+
+/// What a virtual user keeps between HTTP samples.
+#[derive(Default)]
+struct UserHttp {
+    pool: Pool,
+    /// One jar per Cookie Manager, keyed by the manager's location in the plan.
+    jars: HashMap<String, cookies::Jar>,
+}
+
+/// An HTTP Request with its merged configuration.
+pub struct HttpSampler {
+    spec: HttpSpec,
+}
+
+/// Builds an HTTP Request from its element and the config elements in its scope.
+pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn Sampler> {
+    let spec = config::read(cx, configs);
+    if spec.protocol.is_constant() && spec.protocol.raw().eq_ignore_ascii_case("https") {
+        cx.warn("HTTPS is not supported yet: these requests fail with an SSLException sample");
+    }
+    Arc::new(HttpSampler { spec })
+}
+
+/// One hop's request, evaluated.
+struct Hop<'a> {
+    url: &'a Url,
+    method: &'a str,
+    body: Option<&'a request::Body>,
+}
+
+#[async_trait]
+impl Sampler for HttpSampler {
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
+        let label = cx.label.clone();
+        let method = {
+            let text = self.spec.method.eval(&mut cx.user.eval(&label));
+            let text = text.trim().to_ascii_uppercase();
+            if text.is_empty() {
+                "GET".to_string()
+            } else {
+                text
+            }
+        };
+        let (url, body) = match request::build_url(&self.spec, cx.user, &label, &method) {
+            Ok(built) => built,
+            Err(message) => {
+                let mut result = new_result(cx, label);
+                result.is_http = true;
+                result.start_time = wall_clock_ms();
+                result.end_time = result.start_time;
+                let error = TransportError {
+                    class: "java.net.MalformedURLException",
+                    message,
+                };
+                response::fill_error(&mut result, &error);
+                return Some(result);
+            }
+        };
+        if url.scheme == "file" {
+            return Some(file::sample(cx, label, &url));
+        }
+        let hop = Hop {
+            url: &url,
+            method: &method,
+            body: body.as_ref(),
+        };
+        let first = self.one_hop(cx, &hop).await;
+        let redirect = first.redirect_location.is_some();
+        if redirect && self.spec.follow_redirects && !self.spec.auto_redirects {
+            return Some(self.follow_redirects(cx, first).await);
+        }
+        Some(first)
+    }
+}
+
+impl HttpSampler {
+    /// Sends one request and records it as one sample.
+    async fn one_hop(&self, cx: &mut SampleContext<'_>, hop: &Hop<'_>) -> SampleResult {
+        let label = cx.label.clone();
+        let mut result = new_result(cx, label.clone());
+        result.is_http = true;
+        result.url = Some(hop.url.to_string());
+        result.http_method = hop.method.to_string();
+        let (head, request_headers, cookie) = self.request_head(cx, hop);
+        result.request_headers = request_headers;
+        result.cookies = cookie;
+        result.query_string = match hop.body {
+            Some(body) => body.shown.clone(),
+            None => hop
+                .url
+                .path_and_query
+                .split_once('?')
+                .map(|(_, q)| q.to_string())
+                .unwrap_or_default(),
+        };
+        result.sampler_data = sampler_data(hop, &result.cookies);
+        let (connect_timeout, read_timeout) = self.timeouts(cx, &label);
+        let out = Outgoing {
+            url: hop.url,
+            method: hop.method,
+            head: head.as_bytes(),
+            body: hop.body.map_or(&[][..], |b| &b.bytes[..]),
+            keep_alive: self.spec.keep_alive,
+            connect_timeout,
+            read_timeout,
+        };
+        let start_ms = wall_clock_ms();
+        let started = Instant::now();
+        let exchanged = if hop.url.scheme == "https" {
+            Err(TransportError {
+                class: "javax.net.ssl.SSLException",
+                message: "jmxr does not support HTTPS yet".into(),
+            })
+        } else {
+            let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+            client::exchange(&mut state.pool, &out, started).await
+        };
+        let elapsed = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
+        result.start_time = start_ms;
+        result.elapsed = elapsed;
+        result.end_time = start_ms + elapsed;
+        match exchanged {
+            Ok(incoming) => {
+                let set_cookies: Vec<String> = incoming
+                    .headers
+                    .iter()
+                    .filter(|(n, _)| n.eq_ignore_ascii_case("Set-Cookie"))
+                    .map(|(_, v)| v.clone())
+                    .collect();
+                response::fill(&mut result, incoming);
+                self.store_cookies(cx, hop.url, &set_cookies);
+            }
+            Err(error) => response::fill_error(&mut result, &error),
+        }
+        result
+    }
+
+    fn timeouts(
+        &self,
+        cx: &mut SampleContext<'_>,
+        label: &str,
+    ) -> (Option<Duration>, Option<Duration>) {
+        let mut ev = cx.user.eval(label);
+        let ms = |text: String| {
+            text.trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|ms| *ms > 0)
+                .map(Duration::from_millis)
+        };
+        (
+            ms(self.spec.connect_timeout.eval(&mut ev)),
+            ms(self.spec.response_timeout.eval(&mut ev)),
+        )
+    }
+
+    /// The request head in HttpClient 4's order: `Connection`, the Header Manager's
+    /// headers, `Cookie`, then what the client adds (`Authorization`, `Content-Length`,
+    /// `Content-Type`, `Host`, `User-Agent`) unless the plan set them. Returns the head,
+    /// the request headers as JMeter records them (all but `Cookie`) and the cookies.
+    fn request_head(&self, cx: &mut SampleContext<'_>, hop: &Hop<'_>) -> (String, String, String) {
+        let label = cx.label.clone();
+        let mut headers: Vec<(String, String)> = Vec::with_capacity(8);
+        let connection = if self.spec.keep_alive {
+            "keep-alive"
+        } else {
+            "close"
+        };
+        headers.push(("Connection".into(), connection.into()));
+        {
+            let mut ev = cx.user.eval(&label);
+            for (name, value) in &self.spec.headers {
+                let value = value.eval(&mut ev);
+                if name.eq_ignore_ascii_case("Connection") {
+                    headers[0].1 = value;
+                } else {
+                    headers.push((name.clone(), value));
+                }
+            }
+        }
+        let has = |headers: &[(String, String)], name: &str| {
+            headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
+        };
+        let cookie = self.cookie_header(cx, hop.url);
+        if let Some(auth) = self.authorization(cx, hop.url) {
+            if !has(&headers, "Authorization") {
+                headers.push(("Authorization".into(), auth));
+            }
+        }
+        if let Some(body) = hop.body {
+            headers.push(("Content-Length".into(), body.bytes.len().to_string()));
+            if let Some(content_type) = &body.content_type {
+                if !has(&headers, "Content-Type") {
+                    headers.push(("Content-Type".into(), content_type.clone()));
+                }
+            }
+        }
+        if !has(&headers, "Host") {
+            headers.push(("Host".into(), hop.url.host_header()));
+        }
+        if !has(&headers, "User-Agent") {
+            headers.push((
+                "User-Agent".into(),
+                concat!("jmxr/", env!("CARGO_PKG_VERSION")).into(),
+            ));
+        }
+        let mut head = String::with_capacity(256);
+        head.push_str(hop.method);
+        head.push(' ');
+        head.push_str(&hop.url.path_and_query);
+        head.push_str(" HTTP/1.1\r\n");
+        let mut recorded = String::with_capacity(200);
+        for (i, (name, value)) in headers.iter().enumerate() {
+            if i == 1 && !cookie.is_empty() {
+                head.push_str("Cookie: ");
+                head.push_str(&cookie);
+                head.push_str("\r\n");
+            }
+            head.push_str(name);
+            head.push_str(": ");
+            head.push_str(value);
+            head.push_str("\r\n");
+            recorded.push_str(name);
+            recorded.push_str(": ");
+            recorded.push_str(value);
+            recorded.push('\n');
+        }
+        head.push_str("\r\n");
+        (head, recorded, cookie)
+    }
+
+    /// The user's jar for the Cookie Manager in scope, cleared at a new iteration when
+    /// the manager asks, and seeded with the manager's own cookies.
+    fn jar<'u>(&self, cx: &'u mut SampleContext<'_>) -> Option<&'u mut cookies::Jar> {
+        let manager = self.spec.cookie_manager.as_ref().filter(|m| !m.ignore)?;
+        let label = cx.label.clone();
+        let iteration = cx.user.iteration;
+        let fresh = {
+            let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+            let jar = state.jars.entry(manager.key.clone()).or_default();
+            let new_iteration = jar.iteration != iteration;
+            if new_iteration && manager.clear_each_iteration {
+                jar.clear();
+            }
+            let fresh = jar.iteration == 0 || (new_iteration && manager.clear_each_iteration);
+            jar.iteration = iteration.max(1);
+            fresh
+        };
+        if fresh && !manager.cookies.is_empty() {
+            let seeded: Vec<(String, String, String, String)> = {
+                let mut ev = cx.user.eval(&label);
+                manager
+                    .cookies
+                    .iter()
+                    .map(|c| {
+                        (
+                            c.name.clone(),
+                            c.value.eval(&mut ev),
+                            c.domain.eval(&mut ev),
+                            c.path.eval(&mut ev),
+                        )
+                    })
+                    .collect()
+            };
+            let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+            let jar = state.jars.entry(manager.key.clone()).or_default();
+            for (name, value, domain, path) in seeded {
+                jar.add_static(&name, &value, &domain, &path);
+            }
+        }
+        let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+        state.jars.get_mut(&manager.key)
+    }
+
+    fn cookie_header(&self, cx: &mut SampleContext<'_>, url: &Url) -> String {
+        self.jar(cx)
+            .map(|jar| jar.header_for(url))
+            .unwrap_or_default()
+    }
+
+    fn store_cookies(&self, cx: &mut SampleContext<'_>, url: &Url, values: &[String]) {
+        if values.is_empty() {
+            return;
+        }
+        if let Some(jar) = self.jar(cx) {
+            let refs: Vec<&str> = values.iter().map(String::as_str).collect();
+            jar.store(url, &refs);
+        }
+    }
+
+    /// Pre-emptive Basic credentials from the first Authorization Manager entry whose
+    /// URL is a prefix of the request URL (HttpClient 4's default in JMeter).
+    fn authorization(&self, cx: &mut SampleContext<'_>, url: &Url) -> Option<String> {
+        if self.spec.auth.is_empty() {
+            return None;
+        }
+        let label = cx.label.clone();
+        let target = url.to_string();
+        let mut ev = cx.user.eval(&label);
+        let entry = self
+            .spec
+            .auth
+            .iter()
+            .find(|e| target.starts_with(e.url.eval(&mut ev).as_str()))?;
+        if entry.mechanism != "BASIC" && entry.mechanism != "BASIC_DIGEST" {
+            return None;
+        }
+        let credentials = format!(
+            "{}:{}",
+            entry.username.eval(&mut ev),
+            entry.password.eval(&mut ev)
+        );
+        Some(format!("Basic {}", base64(credentials.as_bytes())))
+    }
+
+    /// Follows redirects as `HTTPSamplerBase.followRedirects`: the first response and
+    /// every hop become sub-results (`<label>-0`, `-1`, ...); the container takes the
+    /// last hop's URL, code, headers and body, and the sum of their sizes.
+    async fn follow_redirects(
+        &self,
+        cx: &mut SampleContext<'_>,
+        first: SampleResult,
+    ) -> SampleResult {
+        let max = cx
+            .user
+            .run
+            .props
+            .get("httpsampler.max_redirects")
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(DEFAULT_MAX_REDIRECTS);
+        let mut total = first.clone();
+        total.subresults.clear();
+        push_renamed(&mut total, first.clone(), false);
+        let mut last = first;
+        let mut hops = 0;
+        while hops < max {
+            let Some(location) = last.redirect_location.clone() else {
+                break;
+            };
+            let current = last.url.as_deref().and_then(|u| Url::parse(u).ok());
+            let next = current.map(|c| c.join(&location.replace(' ', "%20")));
+            let method = if last.http_method == "HEAD" {
+                "HEAD"
+            } else {
+                "GET"
+            };
+            let Some(Ok(next)) = next else {
+                hops += 1;
+                break;
+            };
+            let hop = Hop {
+                url: &next,
+                method,
+                body: None,
+            };
+            last = self.one_hop(cx, &hop).await;
+            push_renamed(&mut total, last.clone(), true);
+            hops += 1;
+            if last.redirect_location.is_none() {
+                break;
+            }
+        }
+        if hops >= max && last.redirect_location.is_some() {
+            let mut error = last.clone();
+            error.subresults.clear();
+            response::fill_error(
+                &mut error,
+                &TransportError {
+                    class: "java.io.IOException",
+                    message: format!("Exceeded maximum number of redirects: {max}"),
+                },
+            );
+            push_renamed(&mut total, error.clone(), true);
+            last = error;
+        }
+        total.url = last.url.clone();
+        total.http_method = last.http_method.clone();
+        total.query_string = last.query_string.clone();
+        total.request_headers = last.request_headers.clone();
+        total.response_data = last.response_data;
+        total.response_code = last.response_code;
+        total.set_success(last.success);
+        total.response_message = last.response_message;
+        total.data_type = last.data_type;
+        total.response_headers = last.response_headers;
+        total.content_type = last.content_type;
+        total.data_encoding = last.data_encoding;
+        total.redirect_location = None;
+        total
+    }
+}
+
+/// Adds a hop to the redirect container: renamed `<label>-<n>`; when `accumulate`,
+/// its sizes and end time are added as JMeter's `addSubResult` does (the first hop is
+/// added raw: the container already holds its sizes).
+fn push_renamed(total: &mut SampleResult, mut hop: SampleResult, accumulate: bool) {
+    hop.label = Arc::from(format!("{}-{}", total.label, total.subresults.len()));
+    hop.thread_name = total.thread_name.clone();
+    if accumulate {
+        if hop.end_time > total.end_time {
+            total.end_time = hop.end_time;
+            total.elapsed = total.end_time - total.start_time - total.idle_time;
+        }
+        total.headers_size += hop.headers_size;
+        total.body_size = Some(
+            total.body_size.unwrap_or(total.response_data.len() as i64)
+                + hop.body_size.unwrap_or(hop.response_data.len() as i64),
+        );
+        total.sent_bytes += hop.sent_bytes;
+    }
+    total.subresults.push(hop);
+}
+
+/// JMeter's sampler data for an HTTP sample: method and URL, the body or query, cookies.
+fn sampler_data(hop: &Hop<'_>, cookies: &str) -> String {
+    let mut data = format!("{} {}\n", hop.method, hop.url);
+    if let Some(body) = hop.body {
+        data.push_str(&format!("\n{} data:\n{}\n", hop.method, body.shown));
+    }
+    if cookies.is_empty() {
+        data.push_str("\n[no cookies]\n");
+    } else {
+        data.push_str(&format!("\nCookie Data:\n{cookies}\n"));
+    }
+    data
+}
+
+/// Standard base64 with padding (for Basic credentials).
+fn base64(input: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
+    for chunk in input.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
