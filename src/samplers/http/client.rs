@@ -116,6 +116,13 @@ pub async fn exchange(
     }
     let stream = connect(out.url, out.connect_timeout).await?;
     let connect_ms = millis_since(started);
+    if out.url.scheme == "https" {
+        // Connection errors come first, as they do in JMeter; the handshake is missing.
+        return Err(TransportError::new(
+            "javax.net.ssl.SSLException",
+            "jmxr does not support HTTPS yet",
+        ));
+    }
     let _ = stream.set_nodelay(true);
     let mut conn = Conn { key, stream };
     match send_and_read(&mut conn, out, started, connect_ms).await {

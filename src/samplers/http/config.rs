@@ -50,6 +50,8 @@ pub struct StaticCookie {
     pub value: Template,
     pub domain: Template,
     pub path: Template,
+    /// Sent over https only.
+    pub secure: bool,
 }
 
 /// The Cookie Manager in effect for a sampler.
@@ -80,6 +82,8 @@ pub struct HttpSpec {
     pub content_encoding: Template,
     pub connect_timeout: Template,
     pub response_timeout: Template,
+    /// `HttpClient4` (empty) or `Java`: decides how transport errors are named.
+    pub implementation: Template,
     pub follow_redirects: bool,
     pub auto_redirects: bool,
     pub keep_alive: bool,
@@ -134,6 +138,7 @@ pub fn read(cx: &mut BuildContext<'_>, configs: &[&Element]) -> HttpSpec {
         content_encoding: text(cx, "HTTPSampler.contentEncoding"),
         connect_timeout: text(cx, "HTTPSampler.connect_timeout"),
         response_timeout: text(cx, "HTTPSampler.response_timeout"),
+        implementation: text(cx, "HTTPSampler.implementation"),
         follow_redirects: cx.flag("HTTPSampler.follow_redirects", false),
         auto_redirects: cx.flag("HTTPSampler.auto_redirects", false),
         keep_alive: cx.flag("HTTPSampler.use_keepalive", false),
@@ -239,6 +244,7 @@ fn cookie_manager(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Option<Coo
                 value: cx.compile(str_child(cookie, "Cookie.value").unwrap_or("")),
                 domain: cx.compile(str_child(cookie, "Cookie.domain").unwrap_or("")),
                 path: cx.compile(str_child(cookie, "Cookie.path").unwrap_or("")),
+                secure: bool_child(cookie, "Cookie.secure", false),
             });
         }
     }

@@ -29,16 +29,19 @@ struct Cookie {
 pub struct Jar {
     cookies: Vec<Cookie>,
     /// The thread-group iteration the jar was last used in (for clearEachIteration).
-    pub iteration: u64,
+    pub iteration: Option<u64>,
+    /// Whether the manager's own cookies are in the jar (they come back after a clear).
+    pub seeded: bool,
 }
 
 impl Jar {
     pub fn clear(&mut self) {
         self.cookies.clear();
+        self.seeded = false;
     }
 
     /// Adds a user-defined cookie of the manager (kept across clears by re-adding).
-    pub fn add_static(&mut self, name: &str, value: &str, domain: &str, path: &str) {
+    pub fn add_static(&mut self, name: &str, value: &str, domain: &str, path: &str, secure: bool) {
         let path = if path.is_empty() { "/" } else { path };
         self.put(Cookie {
             name: name.to_string(),
@@ -46,7 +49,7 @@ impl Jar {
             domain: domain.trim_start_matches('.').to_ascii_lowercase(),
             host_only: false,
             path: path.to_string(),
-            secure: false,
+            secure,
             expires: None,
         });
     }

@@ -152,12 +152,7 @@ impl HttpSampler {
         };
         let start_ms = wall_clock_ms();
         let started = Instant::now();
-        let exchanged = if hop.url.scheme == "https" {
-            Err(TransportError {
-                class: "javax.net.ssl.SSLException",
-                message: "jmxr does not support HTTPS yet".into(),
-            })
-        } else {
+        let exchanged = {
             let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
             client::exchange(&mut state.pool, &out, started).await
         };
@@ -176,9 +171,29 @@ impl HttpSampler {
                 response::fill(&mut result, incoming);
                 self.store_cookies(cx, hop.url, &set_cookies);
             }
+            Err(error) if self.java_implementation(cx) => {
+                response::fill_error(&mut result, &java_error(error));
+            }
             Err(error) => response::fill_error(&mut result, &error),
         }
         result
+    }
+
+    /// Whether the sampler runs as JMeter's `Java` implementation (its own field, the
+    /// defaults', else property `jmeter.httpsampler`): only error names differ here.
+    fn java_implementation(&self, cx: &mut SampleContext<'_>) -> bool {
+        let label = cx.label.clone();
+        let own = self.spec.implementation.eval(&mut cx.user.eval(&label));
+        let name = if own.trim().is_empty() {
+            cx.user
+                .run
+                .props
+                .get("jmeter.httpsampler")
+                .unwrap_or_default()
+        } else {
+            own
+        };
+        name.trim().eq_ignore_ascii_case("Java")
     }
 
     fn timeouts(
@@ -213,11 +228,16 @@ impl HttpSampler {
             "close"
         };
         headers.push(("Connection".into(), connection.into()));
+        // A Cookie header set in a Header Manager is sent when the Cookie Manager has
+        // none to send, and shown as the sample's cookies either way.
+        let mut manager_cookie = String::new();
         {
             let mut ev = cx.user.eval(&label);
             for (name, value) in &self.spec.headers {
                 let value = value.eval(&mut ev);
-                if name.eq_ignore_ascii_case("Connection") {
+                if name.eq_ignore_ascii_case("Cookie") {
+                    manager_cookie = value;
+                } else if name.eq_ignore_ascii_case("Connection") {
                     headers[0].1 = value;
                 } else {
                     headers.push((name.clone(), value));
@@ -227,7 +247,10 @@ impl HttpSampler {
         let has = |headers: &[(String, String)], name: &str| {
             headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
         };
-        let cookie = self.cookie_header(cx, hop.url);
+        let mut cookie = self.cookie_header(cx, hop.url);
+        if cookie.is_empty() {
+            cookie = manager_cookie;
+        }
         if let Some(auth) = self.authorization(cx, hop.url) {
             if !has(&headers, "Authorization") {
                 headers.push(("Authorization".into(), auth));
@@ -284,16 +307,14 @@ impl HttpSampler {
         let fresh = {
             let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
             let jar = state.jars.entry(manager.key.clone()).or_default();
-            let new_iteration = jar.iteration != iteration;
-            if new_iteration && manager.clear_each_iteration {
+            if jar.iteration != Some(iteration) && manager.clear_each_iteration {
                 jar.clear();
             }
-            let fresh = jar.iteration == 0 || (new_iteration && manager.clear_each_iteration);
-            jar.iteration = iteration.max(1);
-            fresh
+            jar.iteration = Some(iteration);
+            !std::mem::replace(&mut jar.seeded, true)
         };
         if fresh && !manager.cookies.is_empty() {
-            let seeded: Vec<(String, String, String, String)> = {
+            let seeded: Vec<(String, String, String, String, bool)> = {
                 let mut ev = cx.user.eval(&label);
                 manager
                     .cookies
@@ -304,14 +325,15 @@ impl HttpSampler {
                             c.value.eval(&mut ev),
                             c.domain.eval(&mut ev),
                             c.path.eval(&mut ev),
+                            c.secure,
                         )
                     })
                     .collect()
             };
             let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
             let jar = state.jars.entry(manager.key.clone()).or_default();
-            for (name, value, domain, path) in seeded {
-                jar.add_static(&name, &value, &domain, &path);
+            for (name, value, domain, path, secure) in seeded {
+                jar.add_static(&name, &value, &domain, &path, secure);
             }
         }
         let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
@@ -455,6 +477,26 @@ fn push_renamed(total: &mut SampleResult, mut hop: SampleResult, accumulate: boo
         total.sent_bytes += hop.sent_bytes;
     }
     total.subresults.push(hop);
+}
+
+/// The exception Java's `HttpURLConnection` throws where HttpClient 4 throws `error`.
+fn java_error(error: TransportError) -> TransportError {
+    let (class, message) = match error.class {
+        "org.apache.http.conn.HttpHostConnectException" => (
+            "java.net.ConnectException",
+            "Connection refused".to_string(),
+        ),
+        "org.apache.http.conn.ConnectTimeoutException" => (
+            "java.net.SocketTimeoutException",
+            "Connect timed out".to_string(),
+        ),
+        "org.apache.http.NoHttpResponseException" => (
+            "java.net.SocketException",
+            "Unexpected end of file from server".to_string(),
+        ),
+        _ => return error,
+    };
+    TransportError { class, message }
 }
 
 /// JMeter's sampler data for an HTTP sample: method and URL, the body or query, cookies.
