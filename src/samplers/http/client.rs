@@ -70,6 +70,8 @@ pub struct Incoming {
     pub status_line: String,
     pub reason: String,
     pub headers: Vec<(String, String)>,
+    /// The header lines as received, each ending in `\n` (how JMeter lists them).
+    pub header_lines: String,
     /// Body as received on the wire (before content decoding, after de-chunking).
     pub body: Vec<u8>,
     /// Bytes received for this exchange: head and body as transferred.
@@ -254,6 +256,11 @@ async fn send_and_read(
     let head = String::from_utf8_lossy(&reader.buf[..head_len - 4]).into_owned();
     reader.pos = head_len;
     let (status_line, headers) = parse_head(&head);
+    let header_lines: String = head
+        .split("\r\n")
+        .skip(1)
+        .flat_map(|line| [line, "\n"])
+        .collect();
     let mut parts = status_line.splitn(3, ' ');
     let version = parts.next().unwrap_or("").to_string();
     let status: u16 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0);
@@ -263,6 +270,7 @@ async fn send_and_read(
         status_line: status_line.to_string(),
         reason,
         headers,
+        header_lines,
         body: Vec::new(),
         received: 0,
         sent,

@@ -19,6 +19,7 @@ mod client;
 mod config;
 mod cookies;
 mod file;
+mod redirects;
 mod request;
 mod response;
 mod url;
@@ -41,9 +42,6 @@ use super::{new_result, wall_clock_ms};
 /// The slot holding a user's HTTP state; one per user whatever the sampler, as JMeter's
 /// per-thread HttpClient state is.
 const HTTP_SLOT: usize = usize::MAX - 0x4854;
-
-/// `httpsampler.max_redirects` default.
-const DEFAULT_MAX_REDIRECTS: usize = 20;
 
 /// What a virtual user keeps between HTTP samples.
 #[derive(Default)]
@@ -112,6 +110,9 @@ impl Sampler for HttpSampler {
         };
         let first = self.one_hop(cx, &hop).await;
         let redirect = first.redirect_location.is_some();
+        if redirect && self.spec.auto_redirects && matches!(method.as_str(), "GET" | "HEAD") {
+            return Some(self.auto_redirects(cx, first).await);
+        }
         if redirect && self.spec.follow_redirects && !self.spec.auto_redirects {
             return Some(self.follow_redirects(cx, first).await);
         }
@@ -380,103 +381,6 @@ impl HttpSampler {
         );
         Some(format!("Basic {}", base64(credentials.as_bytes())))
     }
-
-    /// Follows redirects as `HTTPSamplerBase.followRedirects`: the first response and
-    /// every hop become sub-results (`<label>-0`, `-1`, ...); the container takes the
-    /// last hop's URL, code, headers and body, and the sum of their sizes.
-    async fn follow_redirects(
-        &self,
-        cx: &mut SampleContext<'_>,
-        first: SampleResult,
-    ) -> SampleResult {
-        let max = cx
-            .user
-            .run
-            .props
-            .get("httpsampler.max_redirects")
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(DEFAULT_MAX_REDIRECTS);
-        let mut total = first.clone();
-        total.subresults.clear();
-        push_renamed(&mut total, first.clone(), false);
-        let mut last = first;
-        let mut hops = 0;
-        while hops < max {
-            let Some(location) = last.redirect_location.clone() else {
-                break;
-            };
-            let current = last.url.as_deref().and_then(|u| Url::parse(u).ok());
-            let next = current.map(|c| c.join(&location.replace(' ', "%20")));
-            let method = if last.http_method == "HEAD" {
-                "HEAD"
-            } else {
-                "GET"
-            };
-            let Some(Ok(next)) = next else {
-                hops += 1;
-                break;
-            };
-            let hop = Hop {
-                url: &next,
-                method,
-                body: None,
-            };
-            last = self.one_hop(cx, &hop).await;
-            push_renamed(&mut total, last.clone(), true);
-            hops += 1;
-            if last.redirect_location.is_none() {
-                break;
-            }
-        }
-        if hops >= max && last.redirect_location.is_some() {
-            let mut error = last.clone();
-            error.subresults.clear();
-            response::fill_error(
-                &mut error,
-                &TransportError {
-                    class: "java.io.IOException",
-                    message: format!("Exceeded maximum number of redirects: {max}"),
-                },
-            );
-            push_renamed(&mut total, error.clone(), true);
-            last = error;
-        }
-        total.url = last.url.clone();
-        total.http_method = last.http_method.clone();
-        total.query_string = last.query_string.clone();
-        total.request_headers = last.request_headers.clone();
-        total.response_data = last.response_data;
-        total.response_code = last.response_code;
-        total.set_success(last.success);
-        total.response_message = last.response_message;
-        total.data_type = last.data_type;
-        total.response_headers = last.response_headers;
-        total.content_type = last.content_type;
-        total.data_encoding = last.data_encoding;
-        total.redirect_location = None;
-        total
-    }
-}
-
-/// Adds a hop to the redirect container: renamed `<label>-<n>`; when `accumulate`,
-/// its sizes and end time are added as JMeter's `addSubResult` does (the first hop is
-/// added raw: the container already holds its sizes).
-fn push_renamed(total: &mut SampleResult, mut hop: SampleResult, accumulate: bool) {
-    hop.label = Arc::from(format!("{}-{}", total.label, total.subresults.len()));
-    hop.thread_name = total.thread_name.clone();
-    if accumulate {
-        if hop.end_time > total.end_time {
-            total.end_time = hop.end_time;
-            total.elapsed = total.end_time - total.start_time - total.idle_time;
-        }
-        total.headers_size += hop.headers_size;
-        total.body_size = Some(
-            total.body_size.unwrap_or(total.response_data.len() as i64)
-                + hop.body_size.unwrap_or(hop.response_data.len() as i64),
-        );
-        total.sent_bytes += hop.sent_bytes;
-    }
-    total.subresults.push(hop);
 }
 
 /// The exception Java's `HttpURLConnection` throws where HttpClient 4 throws `error`.

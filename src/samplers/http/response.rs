@@ -15,15 +15,10 @@ pub fn is_redirect_code(code: u16) -> bool {
 /// (status line, then `Name: value` lines, each ending in `\n`), sizes from the wire
 /// count, the decoded body, content type, encoding and data type.
 pub fn fill(result: &mut SampleResult, incoming: Incoming) {
-    let mut headers = String::with_capacity(64 + incoming.headers.len() * 32);
+    let mut headers = String::with_capacity(64 + incoming.header_lines.len());
     headers.push_str(&incoming.status_line);
     headers.push('\n');
-    for (name, value) in &incoming.headers {
-        headers.push_str(name);
-        headers.push_str(": ");
-        headers.push_str(value);
-        headers.push('\n');
-    }
+    headers.push_str(&incoming.header_lines);
     // HttpClient's estimate: the condensed header text, one CR per header, one for the
     // status line, and the final CRLF.
     let headers_size = (headers.len() + incoming.headers.len() + 1 + 2) as i64;
