@@ -1,0 +1,163 @@
+//! HTTP Request end to end: `jmx-fixtures/http/scenarios.jmx` against an in-process
+//! server on 127.0.0.1, checking the `.jtl` and what the server received.
+
+mod support;
+
+use std::io::Write;
+
+use support::http_server::{serve, Reply, Request, TestServer};
+use support::run_fixture;
+
+fn gzip(text: &str) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(text.as_bytes()).expect("gzip");
+    encoder.finish().expect("gzip")
+}
+
+fn handler(request: &Request) -> Reply {
+    let cookie = request.header("Cookie").unwrap_or("").to_string();
+    match request.target.as_str() {
+        "/login" => Reply::redirect("/home").header("Set-Cookie", "session=abc; Path=/"),
+        "/home" => Reply::ok("home"),
+        "/whoami" | "/check" => Reply::ok(&format!("cookie={cookie}")),
+        "/set" => Reply::ok("set").header("Set-Cookie", "it=1"),
+        "/gzip" => {
+            let mut reply = Reply::ok("");
+            if request
+                .header("Accept-Encoding")
+                .is_some_and(|v| v.contains("gzip"))
+            {
+                reply.body = gzip("hello gzip");
+                reply = reply.header("Content-Encoding", "gzip");
+            }
+            reply
+        }
+        "/slow" => {
+            let mut reply = Reply::ok("late");
+            reply.delay = std::time::Duration::from_millis(1500);
+            reply
+        }
+        "/loop" => Reply::redirect("/loop"),
+        "/missing" => {
+            let mut reply = Reply::ok("nothing here");
+            reply.status = 404;
+            reply.reason = "Not Found";
+            reply
+        }
+        _ => Reply::ok("got"),
+    }
+}
+
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("address").port()
+}
+
+fn run(server: &TestServer) -> support::Jtl {
+    let port = format!("-Jport={}", server.port);
+    let closed = format!("-Jclosed_port={}", closed_port());
+    run_fixture(
+        "http/scenarios.jmx",
+        &[&port, &closed, "-Jhttpsampler.max_redirects=3"],
+    )
+}
+
+#[test]
+fn http_scenarios_against_a_local_server() {
+    let server = serve(handler);
+    let jtl = run(&server);
+
+    // Redirect followed by JMeter: the container, then its hops as sub-results.
+    let login = jtl.one("login");
+    assert_eq!(jtl.get(login, "responseCode"), "200");
+    assert_eq!(jtl.get(jtl.one("login-0"), "responseCode"), "302");
+    assert_eq!(jtl.get(jtl.one("login-1"), "responseCode"), "200");
+    let hops = jtl.int(jtl.one("login-0"), "bytes") + jtl.int(jtl.one("login-1"), "bytes");
+    assert_eq!(jtl.int(login, "bytes"), hops);
+    assert!(jtl.get(login, "URL").ends_with("/home"));
+
+    // The cookie set on the redirect is carried; header managers merge inner-first.
+    let whoami = jtl.one("whoami");
+    assert_eq!(jtl.get(whoami, "success"), "true", "{whoami:?}");
+    let sent = &server.requests_to("/whoami")[0];
+    assert_eq!(sent.header("Cookie"), Some("session=abc"));
+    assert_eq!(sent.header("X-Both"), Some("inner"));
+    assert_eq!(sent.header("X-Outer"), Some("outer"));
+
+    // Compressed body decoded (the assertion sees it), bytes counted as on the wire.
+    let gz = jtl.one("gzip");
+    assert_eq!(jtl.get(gz, "success"), "true", "{gz:?}");
+    let wire = gzip("hello gzip").len() as i64;
+    assert!(jtl.int(gz, "bytes") > wire && jtl.int(gz, "bytes") < wire + 200);
+
+    // Bodies as received by the server.
+    let form = &server.requests_to("/form")[0];
+    assert_eq!(form.body, b"a=1&b=x+y");
+    assert_eq!(
+        form.header("Content-Type"),
+        Some("application/x-www-form-urlencoded; charset=UTF-8")
+    );
+    let raw = &server.requests_to("/raw")[0];
+    assert_eq!(raw.body, br#"{"k":1}"#);
+    assert_eq!(raw.header("Content-Type"), Some("application/json"));
+    let upload = &server.requests_to("/upload")[0];
+    let content_type = upload.header("Content-Type").unwrap_or("");
+    let boundary = content_type
+        .split("boundary=")
+        .nth(1)
+        .and_then(|b| b.split(';').next())
+        .expect("multipart boundary");
+    let expected = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"field\"\r\nContent-Type: text/plain; charset=UTF-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\nvalue\r\n--{boundary}--\r\n"
+    );
+    assert_eq!(String::from_utf8_lossy(&upload.body), expected);
+
+    // Keep-alive: the samplers above shared one connection.
+    let first_connection = server.requests_to("/login")[0].connection;
+    assert_eq!(form.connection, first_connection);
+    assert_eq!(upload.connection, first_connection);
+
+    // Transport errors as JMeter names them.
+    let slow = jtl.one("slow");
+    assert_eq!(
+        jtl.get(slow, "responseCode"),
+        "Non HTTP response code: java.net.SocketTimeoutException"
+    );
+    assert_eq!(
+        jtl.get(slow, "responseMessage"),
+        "Non HTTP response message: Read timed out"
+    );
+    let refused = jtl.one("refused");
+    assert_eq!(
+        jtl.get(refused, "responseCode"),
+        "Non HTTP response code: org.apache.http.conn.HttpHostConnectException"
+    );
+    assert!(jtl
+        .get(refused, "responseMessage")
+        .ends_with("failed: Connection refused"));
+
+    // Too many redirects: JMeter's error hop after the limit (3 here), HttpClient's
+    // exception for automatic redirects.
+    let looped = jtl.one("loop");
+    assert_eq!(
+        jtl.get(looped, "responseMessage"),
+        "Non HTTP response message: Exceeded maximum number of redirects: 3"
+    );
+    assert_eq!(jtl.labelled("loop-4").len(), 1);
+    assert_eq!(
+        jtl.get(jtl.one("auto"), "responseCode"),
+        "Non HTTP response code: org.apache.http.client.ClientProtocolException"
+    );
+
+    // A 4xx is a failed sample with the server's code and message.
+    let missing = jtl.one("not-found");
+    assert_eq!(jtl.get(missing, "responseCode"), "404");
+    assert_eq!(jtl.get(missing, "responseMessage"), "Not Found");
+    assert_eq!(jtl.get(missing, "success"), "false");
+
+    // clearEachIteration: the cookie set in iteration 1 is gone in iteration 2.
+    let checks = server.requests_to("/check");
+    assert_eq!(checks.len(), 2);
+    assert_eq!(checks[0].header("Cookie"), None);
+    assert_eq!(checks[1].header("Cookie"), None);
+}
