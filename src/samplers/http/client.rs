@@ -12,6 +12,7 @@
 //! HttpClient's stale-connection check avoids the error in the first place.
 
 use std::net::{IpAddr, SocketAddr};
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -21,6 +22,9 @@ use super::url::Url;
 
 /// Longest response head accepted.
 const MAX_HEAD: usize = 256 * 1024;
+
+/// Room made in the read buffer before each read.
+const READ_BUFFER: usize = 8192;
 
 /// A transport failure, named as JMeter (HttpClient 4 on Java) names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,8 +45,26 @@ impl TransportError {
 
 /// One open connection and what it has read past the last response.
 struct Conn {
-    key: String,
+    key: ConnKey,
     stream: TcpStream,
+    /// Read buffer, kept with the connection so that reading allocates nothing.
+    buf: Vec<u8>,
+}
+
+/// Which origin a connection talks to.
+#[derive(PartialEq, Eq)]
+struct ConnKey {
+    https: bool,
+    host: String,
+    port: u16,
+}
+
+impl ConnKey {
+    fn matches(&self, url: &Url) -> bool {
+        self.port == url.effective_port()
+            && self.https == (url.scheme == "https")
+            && self.host == url.host
+    }
 }
 
 /// The kept-alive connections of one virtual user.
@@ -66,12 +88,11 @@ pub struct Outgoing<'a> {
 /// What came back, with the measurements.
 pub struct Incoming {
     pub status: u16,
-    /// The status line as received (`HTTP/1.1 200 OK`).
-    pub status_line: String,
-    pub reason: String,
-    pub headers: Vec<(String, String)>,
-    /// The header lines as received, each ending in `\n` (how JMeter lists them).
-    pub header_lines: String,
+    /// The response head as received, without the final empty line.
+    head: String,
+    /// Where the status line's reason and each header's name and value sit in `head`.
+    reason: Range<usize>,
+    headers: Vec<(Range<usize>, Range<usize>)>,
     /// Body as received on the wire (before content decoding, after de-chunking).
     pub body: Vec<u8>,
     /// Bytes received for this exchange: head and body as transferred.
@@ -82,18 +103,33 @@ pub struct Incoming {
 }
 
 impl Incoming {
-    /// The last header `name` (case-insensitive), as HttpClient's `getLastHeader`.
-    pub fn header(&self, name: &str) -> Option<&str> {
+    /// The head as received: status line and header lines separated by CRLF.
+    pub fn head(&self) -> &str {
+        &self.head
+    }
+
+    pub fn reason(&self) -> &str {
+        &self.head[self.reason.clone()]
+    }
+
+    /// Headers in order, names and values trimmed.
+    pub fn headers(&self) -> impl DoubleEndedIterator<Item = (&str, &str)> + '_ {
         self.headers
             .iter()
+            .map(|(n, v)| (&self.head[n.clone()], &self.head[v.clone()]))
+    }
+
+    pub fn header_count(&self) -> usize {
+        self.headers.len()
+    }
+
+    /// The last header `name` (case-insensitive), as HttpClient's `getLastHeader`.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers()
             .rev()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+            .map(|(_, v)| v)
     }
-}
-
-fn key(url: &Url) -> String {
-    format!("{}://{}:{}", url.scheme, url.host, url.effective_port())
 }
 
 /// Sends `out` on a kept-alive or new connection and reads the response.
@@ -102,8 +138,7 @@ pub async fn exchange(
     out: &Outgoing<'_>,
     started: Instant,
 ) -> Result<Incoming, TransportError> {
-    let key = key(out.url);
-    if let Some(pos) = pool.idle.iter().position(|c| c.key == key) {
+    if let Some(pos) = pool.idle.iter().position(|c| c.key.matches(out.url)) {
         let mut conn = pool.idle.swap_remove(pos);
         match send_and_read(&mut conn, out, started, 0).await {
             Ok((incoming, reusable)) => {
@@ -126,7 +161,16 @@ pub async fn exchange(
         ));
     }
     let _ = stream.set_nodelay(true);
-    let mut conn = Conn { key, stream };
+    let key = ConnKey {
+        https: out.url.scheme == "https",
+        host: out.url.host.clone(),
+        port: out.url.effective_port(),
+    };
+    let mut conn = Conn {
+        key,
+        stream,
+        buf: Vec::with_capacity(READ_BUFFER),
+    };
     match send_and_read(&mut conn, out, started, connect_ms).await {
         Ok((incoming, reusable)) => {
             if reusable {
@@ -240,9 +284,10 @@ async fn send_and_read(
         });
     }
     let sent = (out.head.len() + out.body.len()) as i64;
+    conn.buf.clear();
     let mut reader = Reader {
         stream: &mut conn.stream,
-        buf: Vec::with_capacity(8192),
+        buf: &mut conn.buf,
         pos: 0,
         received: 0,
         timeout: out.read_timeout,
@@ -253,24 +298,17 @@ async fn send_and_read(
         Ok(None) => return Err(Attempt::Failed(no_response(out.url))),
         Err(err) => return Err(Attempt::Failed(err)),
     };
-    let head = String::from_utf8_lossy(&reader.buf[..head_len - 4]).into_owned();
+    let head = match std::str::from_utf8(&reader.buf[..head_len - 4]) {
+        Ok(text) => text.to_string(),
+        Err(_) => String::from_utf8_lossy(&reader.buf[..head_len - 4]).into_owned(),
+    };
     reader.pos = head_len;
-    let (status_line, headers) = parse_head(&head);
-    let header_lines: String = head
-        .split("\r\n")
-        .skip(1)
-        .flat_map(|line| [line, "\n"])
-        .collect();
-    let mut parts = status_line.splitn(3, ' ');
-    let version = parts.next().unwrap_or("").to_string();
-    let status: u16 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0);
-    let reason = parts.next().unwrap_or("").to_string();
+    let (status, reason, headers) = parse_head(&head);
     let mut incoming = Incoming {
         status,
-        status_line: status_line.to_string(),
+        head,
         reason,
         headers,
-        header_lines,
         body: Vec::new(),
         received: 0,
         sent,
@@ -281,12 +319,12 @@ async fn send_and_read(
     let body_result = reader.read_body(framing, started).await;
     let latency = body_result.map_err(Attempt::Failed)?;
     incoming.latency_ms = latency.unwrap_or(0);
-    incoming.body = std::mem::take(&mut reader.body_out());
+    incoming.body = reader.body();
     incoming.received = reader.received;
     let close = incoming
         .header("Connection")
         .is_some_and(|v| v.eq_ignore_ascii_case("close"));
-    let http11_or_kept = version == "HTTP/1.1"
+    let http11_or_kept = incoming.head.starts_with("HTTP/1.1")
         || incoming
             .header("Connection")
             .is_some_and(|v| v.eq_ignore_ascii_case("keep-alive"));
@@ -295,16 +333,40 @@ async fn send_and_read(
     Ok((incoming, reusable))
 }
 
-fn parse_head(head: &str) -> (&str, Vec<(String, String)>) {
-    let mut lines = head.split("\r\n");
-    let status_line = lines.next().unwrap_or("");
-    let headers = lines
-        .filter_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            Some((name.trim().to_string(), value.trim().to_string()))
-        })
-        .collect();
-    (status_line, headers)
+/// Status code, reason and header positions of a response head.
+type ParsedHead = (u16, Range<usize>, Vec<(Range<usize>, Range<usize>)>);
+
+/// Finds the status code, the reason and the headers in a response head.
+fn parse_head(head: &str) -> ParsedHead {
+    let status_end = head.find("\r\n").unwrap_or(head.len());
+    let status_line = &head[..status_end];
+    let mut parts = status_line.splitn(3, ' ');
+    let _version = parts.next();
+    let status = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let reason_start = parts
+        .next()
+        .map_or(status_end, |r| r.as_ptr() as usize - head.as_ptr() as usize);
+    let mut headers = Vec::with_capacity(12);
+    let mut start = status_end + 2;
+    while start < head.len() {
+        let end = head[start..].find("\r\n").map_or(head.len(), |p| start + p);
+        let line = &head[start..end];
+        if let Some(colon) = line.find(':') {
+            let name = trimmed(head, start, start + colon);
+            let value = trimmed(head, start + colon + 1, end);
+            headers.push((name, value));
+        }
+        start = end + 2;
+    }
+    (status, reason_start..status_end, headers)
+}
+
+/// The range `start..end` of `text` without surrounding whitespace.
+fn trimmed(text: &str, start: usize, end: usize) -> Range<usize> {
+    let slice = &text[start..end];
+    let lead = slice.len() - slice.trim_start().len();
+    let trail = slice.len() - slice.trim_end().len();
+    (start + lead)..(end - trail).max(start + lead)
 }
 
 /// How the body of a response is delimited.
@@ -342,7 +404,7 @@ fn io_error(err: &std::io::Error) -> TransportError {
 /// Reads from the connection with a per-read timeout, counting every byte.
 struct Reader<'a> {
     stream: &'a mut TcpStream,
-    buf: Vec<u8>,
+    buf: &'a mut Vec<u8>,
     /// Start of unread data in `buf`.
     pos: usize,
     received: i64,
@@ -352,8 +414,8 @@ struct Reader<'a> {
 impl Reader<'_> {
     /// Reads more bytes into `buf`; 0 at end of stream.
     async fn fill(&mut self) -> Result<usize, TransportError> {
-        let mut chunk = [0u8; 16384];
-        let read = self.stream.read(&mut chunk);
+        self.buf.reserve(READ_BUFFER);
+        let read = self.stream.read_buf(self.buf);
         let n = match self.timeout {
             Some(limit) => tokio::time::timeout(limit, read).await.map_err(|_| {
                 TransportError::new("java.net.SocketTimeoutException", "Read timed out")
@@ -361,7 +423,6 @@ impl Reader<'_> {
             None => read.await,
         }
         .map_err(|e| io_error(&e))?;
-        self.buf.extend_from_slice(&chunk[..n]);
         self.received += n as i64;
         Ok(n)
     }
@@ -394,12 +455,9 @@ impl Reader<'_> {
         }
     }
 
-    /// The body bytes read so far (after `pos`), leaving `buf` empty.
-    fn body_out(&mut self) -> Vec<u8> {
-        let body = self.buf.split_off(self.pos);
-        self.buf.clear();
-        self.pos = 0;
-        body
+    /// A copy of the body read (after `pos`); the buffer stays with the connection.
+    fn body(&self) -> Vec<u8> {
+        self.buf[self.pos..].to_vec()
     }
 
     /// Reads the body into `buf[pos..]` (de-chunked); returns the latency in ms when a

@@ -164,10 +164,9 @@ impl HttpSampler {
         match exchanged {
             Ok(incoming) => {
                 let set_cookies: Vec<String> = incoming
-                    .headers
-                    .iter()
+                    .headers()
                     .filter(|(n, _)| n.eq_ignore_ascii_case("Set-Cookie"))
-                    .map(|(_, v)| v.clone())
+                    .map(|(_, v)| v.to_string())
                     .collect();
                 response::fill(&mut result, incoming);
                 self.store_cookies(cx, hop.url, &set_cookies);

@@ -15,20 +15,23 @@ pub fn is_redirect_code(code: u16) -> bool {
 /// (status line, then `Name: value` lines, each ending in `\n`), sizes from the wire
 /// count, the decoded body, content type, encoding and data type.
 pub fn fill(result: &mut SampleResult, incoming: Incoming) {
-    let mut headers = String::with_capacity(64 + incoming.header_lines.len());
-    headers.push_str(&incoming.status_line);
-    headers.push('\n');
-    headers.push_str(&incoming.header_lines);
+    // The status line and header lines as received, each ending in `\n`.
+    let head = incoming.head();
+    let mut headers = String::with_capacity(head.len() + 2);
+    for line in head.split("\r\n") {
+        headers.push_str(line);
+        headers.push('\n');
+    }
     // HttpClient's estimate: the condensed header text, one CR per header, one for the
     // status line, and the final CRLF.
-    let headers_size = (headers.len() + incoming.headers.len() + 1 + 2) as i64;
+    let headers_size = (headers.len() + incoming.header_count() + 1 + 2) as i64;
     result.headers_size = headers_size;
     result.body_size = Some(incoming.received - headers_size);
     result.sent_bytes = incoming.sent;
     result.connect_time = incoming.connect_ms;
     result.latency = incoming.latency_ms;
     result.response_code = incoming.status.to_string();
-    result.response_message.clone_from(&incoming.reason);
+    result.response_message = incoming.reason().to_string();
     result.set_success((200..=399).contains(&incoming.status));
     if let Some(content_type) = incoming.header("Content-Type") {
         result.content_type = content_type.to_string();
