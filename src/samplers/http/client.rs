@@ -338,7 +338,17 @@ type ParsedHead = (u16, Range<usize>, Vec<(Range<usize>, Range<usize>)>);
 
 /// Finds the status code, the reason and the headers in a response head.
 fn parse_head(head: &str) -> ParsedHead {
-    let status_end = head.find("\r\n").unwrap_or(head.len());
+    // Lines end in CRLF; searching for the LF byte is the fast path.
+    let line_end = |from: usize| head[from..].find('\n').map_or(head.len(), |p| from + p);
+    let without_cr = |start: usize, end: usize| {
+        if end > start && head.as_bytes()[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        }
+    };
+    let first = line_end(0);
+    let status_end = without_cr(0, first);
     let status_line = &head[..status_end];
     let mut parts = status_line.splitn(3, ' ');
     let _version = parts.next();
@@ -347,16 +357,16 @@ fn parse_head(head: &str) -> ParsedHead {
         .next()
         .map_or(status_end, |r| r.as_ptr() as usize - head.as_ptr() as usize);
     let mut headers = Vec::with_capacity(12);
-    let mut start = status_end + 2;
+    let mut start = first + 1;
     while start < head.len() {
-        let end = head[start..].find("\r\n").map_or(head.len(), |p| start + p);
-        let line = &head[start..end];
-        if let Some(colon) = line.find(':') {
+        let next = line_end(start);
+        let end = without_cr(start, next);
+        if let Some(colon) = head[start..end].find(':') {
             let name = trimmed(head, start, start + colon);
             let value = trimmed(head, start + colon + 1, end);
             headers.push((name, value));
         }
-        start = end + 2;
+        start = next + 1;
     }
     (status, reason_start..status_end, headers)
 }

@@ -24,6 +24,7 @@ mod request;
 mod response;
 mod url;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -51,9 +52,16 @@ struct UserHttp {
     jars: HashMap<String, cookies::Jar>,
 }
 
+/// What jmxr sends as `User-Agent` unless the plan sets one.
+const USER_AGENT: &str = concat!("jmxr/", env!("CARGO_PKG_VERSION"));
+
 /// An HTTP Request with its merged configuration.
 pub struct HttpSampler {
     spec: HttpSpec,
+    /// Method, URL and its text when they cannot change between samples.
+    fixed: Option<(String, Url, String)>,
+    /// Connect and response timeouts when both are constants.
+    fixed_timeouts: Option<(Option<Duration>, Option<Duration>)>,
 }
 
 /// Builds an HTTP Request from its element and the config elements in its scope.
@@ -62,12 +70,38 @@ pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn 
     if spec.protocol.is_constant() && spec.protocol.raw().eq_ignore_ascii_case("https") {
         cx.warn("HTTPS is not supported yet: these requests fail with an SSLException sample");
     }
-    Arc::new(HttpSampler { spec })
+    let fixed = request::fixed_url(&spec).map(|(method, url)| {
+        let text = url.to_string();
+        (method, url, text)
+    });
+    let fixed_timeouts = match (
+        spec.connect_timeout.as_literal(),
+        spec.response_timeout.as_literal(),
+    ) {
+        (Some(connect), Some(response)) => Some((timeout(connect), timeout(response))),
+        _ => None,
+    };
+    Arc::new(HttpSampler {
+        spec,
+        fixed,
+        fixed_timeouts,
+    })
+}
+
+/// A timeout in ms; empty, 0 or invalid means none.
+fn timeout(text: &str) -> Option<Duration> {
+    text.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|ms| *ms > 0)
+        .map(Duration::from_millis)
 }
 
 /// One hop's request, evaluated.
 struct Hop<'a> {
     url: &'a Url,
+    /// `url` as text.
+    url_text: &'a str,
     method: &'a str,
     body: Option<&'a request::Body>,
 }
@@ -75,6 +109,18 @@ struct Hop<'a> {
 #[async_trait]
 impl Sampler for HttpSampler {
     async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
+        if let Some((method, url, url_text)) = &self.fixed {
+            if url.scheme != "file" {
+                let hop = Hop {
+                    url,
+                    url_text,
+                    method,
+                    body: None,
+                };
+                let first = self.one_hop(cx, &hop).await;
+                return Some(self.after_first(cx, first, method).await);
+            }
+        }
         let label = cx.label.clone();
         let method = {
             let text = self.spec.method.eval(&mut cx.user.eval(&label));
@@ -103,30 +149,42 @@ impl Sampler for HttpSampler {
         if url.scheme == "file" {
             return Some(file::sample(cx, label, &url));
         }
+        let url_text = url.to_string();
         let hop = Hop {
             url: &url,
+            url_text: &url_text,
             method: &method,
             body: body.as_ref(),
         };
         let first = self.one_hop(cx, &hop).await;
-        let redirect = first.redirect_location.is_some();
-        if redirect && self.spec.auto_redirects && matches!(method.as_str(), "GET" | "HEAD") {
-            return Some(self.auto_redirects(cx, first).await);
-        }
-        if redirect && self.spec.follow_redirects && !self.spec.auto_redirects {
-            return Some(self.follow_redirects(cx, first).await);
-        }
-        Some(first)
+        Some(self.after_first(cx, first, &method).await)
     }
 }
 
 impl HttpSampler {
+    /// Redirects after the first response, as the sampler is set to handle them.
+    async fn after_first(
+        &self,
+        cx: &mut SampleContext<'_>,
+        first: SampleResult,
+        method: &str,
+    ) -> SampleResult {
+        let redirect = first.redirect_location.is_some();
+        if redirect && self.spec.auto_redirects && matches!(method, "GET" | "HEAD") {
+            return self.auto_redirects(cx, first).await;
+        }
+        if redirect && self.spec.follow_redirects && !self.spec.auto_redirects {
+            return self.follow_redirects(cx, first).await;
+        }
+        first
+    }
+
     /// Sends one request and records it as one sample.
     async fn one_hop(&self, cx: &mut SampleContext<'_>, hop: &Hop<'_>) -> SampleResult {
         let label = cx.label.clone();
         let mut result = new_result(cx, label.clone());
         result.is_http = true;
-        result.url = Some(hop.url.to_string());
+        result.url = Some(hop.url_text.to_string());
         result.http_method = hop.method.to_string();
         let (head, request_headers, cookie) = self.request_head(cx, hop);
         result.request_headers = request_headers;
@@ -141,7 +199,10 @@ impl HttpSampler {
                 .unwrap_or_default(),
         };
         result.sampler_data = sampler_data(hop, &result.cookies);
-        let (connect_timeout, read_timeout) = self.timeouts(cx, &label);
+        let (connect_timeout, read_timeout) = match self.fixed_timeouts {
+            Some(fixed) => fixed,
+            None => self.timeouts(cx, &label),
+        };
         let out = Outgoing {
             url: hop.url,
             method: hop.method,
@@ -202,16 +263,9 @@ impl HttpSampler {
         label: &str,
     ) -> (Option<Duration>, Option<Duration>) {
         let mut ev = cx.user.eval(label);
-        let ms = |text: String| {
-            text.trim()
-                .parse::<u64>()
-                .ok()
-                .filter(|ms| *ms > 0)
-                .map(Duration::from_millis)
-        };
         (
-            ms(self.spec.connect_timeout.eval(&mut ev)),
-            ms(self.spec.response_timeout.eval(&mut ev)),
+            timeout(&self.spec.connect_timeout.eval(&mut ev)),
+            timeout(&self.spec.response_timeout.eval(&mut ev)),
         )
     }
 
@@ -221,7 +275,7 @@ impl HttpSampler {
     /// the request headers as JMeter records them (all but `Cookie`) and the cookies.
     fn request_head(&self, cx: &mut SampleContext<'_>, hop: &Hop<'_>) -> (String, String, String) {
         let label = cx.label.clone();
-        let mut headers: Vec<(String, String)> = Vec::with_capacity(8);
+        let mut headers: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::with_capacity(8);
         let connection = if self.spec.keep_alive {
             "keep-alive"
         } else {
@@ -234,17 +288,20 @@ impl HttpSampler {
         {
             let mut ev = cx.user.eval(&label);
             for (name, value) in &self.spec.headers {
-                let value = value.eval(&mut ev);
+                let value = match value.as_literal() {
+                    Some(text) => Cow::Borrowed(text),
+                    None => Cow::Owned(value.eval(&mut ev)),
+                };
                 if name.eq_ignore_ascii_case("Cookie") {
-                    manager_cookie = value;
+                    manager_cookie = value.into_owned();
                 } else if name.eq_ignore_ascii_case("Connection") {
                     headers[0].1 = value;
                 } else {
-                    headers.push((name.clone(), value));
+                    headers.push((name.as_str().into(), value));
                 }
             }
         }
-        let has = |headers: &[(String, String)], name: &str| {
+        let has = |headers: &[(Cow<'_, str>, Cow<'_, str>)], name: &str| {
             headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
         };
         let mut cookie = self.cookie_header(cx, hop.url);
@@ -253,25 +310,21 @@ impl HttpSampler {
         }
         if let Some(auth) = self.authorization(cx, hop.url) {
             if !has(&headers, "Authorization") {
-                headers.push(("Authorization".into(), auth));
+                headers.push(("Authorization".into(), auth.into()));
             }
         }
         if let Some(body) = hop.body {
-            headers.push(("Content-Length".into(), body.bytes.len().to_string()));
+            headers.push(("Content-Length".into(), body.bytes.len().to_string().into()));
             if let Some(content_type) = &body.content_type {
                 if !has(&headers, "Content-Type") {
-                    headers.push(("Content-Type".into(), content_type.clone()));
+                    headers.push(("Content-Type".into(), content_type.as_str().into()));
                 }
             }
         }
-        if !has(&headers, "Host") {
-            headers.push(("Host".into(), hop.url.host_header()));
-        }
-        if !has(&headers, "User-Agent") {
-            headers.push((
-                "User-Agent".into(),
-                concat!("jmxr/", env!("CARGO_PKG_VERSION")).into(),
-            ));
+        let mut add_host = !has(&headers, "Host");
+        let client_agent = !has(&headers, "User-Agent");
+        if client_agent {
+            headers.push(("User-Agent".into(), USER_AGENT.into()));
         }
         let mut head = String::with_capacity(256);
         head.push_str(hop.method);
@@ -279,20 +332,25 @@ impl HttpSampler {
         head.push_str(&hop.url.path_and_query);
         head.push_str(" HTTP/1.1\r\n");
         let mut recorded = String::with_capacity(200);
+        let last = headers.len() - 1;
         for (i, (name, value)) in headers.iter().enumerate() {
             if i == 1 && !cookie.is_empty() {
-                head.push_str("Cookie: ");
-                head.push_str(&cookie);
-                head.push_str("\r\n");
+                push_header(&mut head, "Cookie", &cookie, "\r\n");
             }
-            head.push_str(name);
-            head.push_str(": ");
-            head.push_str(value);
-            head.push_str("\r\n");
-            recorded.push_str(name);
-            recorded.push_str(": ");
-            recorded.push_str(value);
-            recorded.push('\n');
+            // HttpClient adds Host after the body headers and before its User-Agent.
+            if add_host && (i == last && client_agent) {
+                let host = hop.url.host_header();
+                push_header(&mut head, "Host", &host, "\r\n");
+                push_header(&mut recorded, "Host", &host, "\n");
+                add_host = false;
+            }
+            push_header(&mut head, name, value, "\r\n");
+            push_header(&mut recorded, name, value, "\n");
+        }
+        if add_host {
+            let host = hop.url.host_header();
+            push_header(&mut head, "Host", &host, "\r\n");
+            push_header(&mut recorded, "Host", &host, "\n");
         }
         head.push_str("\r\n");
         (head, recorded, cookie)
@@ -382,6 +440,14 @@ impl HttpSampler {
     }
 }
 
+/// Appends `name: value` and the line end.
+fn push_header(out: &mut String, name: &str, value: &str, end: &str) {
+    out.push_str(name);
+    out.push_str(": ");
+    out.push_str(value);
+    out.push_str(end);
+}
+
 /// The exception Java's `HttpURLConnection` throws where HttpClient 4 throws `error`.
 fn java_error(error: TransportError) -> TransportError {
     let (class, message) = match error.class {
@@ -404,14 +470,22 @@ fn java_error(error: TransportError) -> TransportError {
 
 /// JMeter's sampler data for an HTTP sample: method and URL, the body or query, cookies.
 fn sampler_data(hop: &Hop<'_>, cookies: &str) -> String {
-    let mut data = format!("{} {}\n", hop.method, hop.url);
+    let body_len = hop.body.map_or(0, |b| b.shown.len() + 16);
+    let mut data = String::with_capacity(hop.url_text.len() + body_len + cookies.len() + 32);
+    for part in [hop.method, " ", hop.url_text, "\n"] {
+        data.push_str(part);
+    }
     if let Some(body) = hop.body {
-        data.push_str(&format!("\n{} data:\n{}\n", hop.method, body.shown));
+        for part in ["\n", hop.method, " data:\n", &body.shown, "\n"] {
+            data.push_str(part);
+        }
     }
     if cookies.is_empty() {
         data.push_str("\n[no cookies]\n");
     } else {
-        data.push_str(&format!("\nCookie Data:\n{cookies}\n"));
+        for part in ["\nCookie Data:\n", cookies, "\n"] {
+            data.push_str(part);
+        }
     }
     data
 }

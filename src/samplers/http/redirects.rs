@@ -43,8 +43,10 @@ impl HttpSampler {
             let Some(Ok(next)) = current.map(|c| c.join(&location.replace(' ', "%20"))) else {
                 break;
             };
+            let next_text = next.to_string();
             let hop = Hop {
                 url: &next,
+                url_text: &next_text,
                 method: &method,
                 body: None,
             };
@@ -85,8 +87,10 @@ impl HttpSampler {
                 hops += 1;
                 break;
             };
+            let next_text = next.to_string();
             let hop = Hop {
                 url: &next,
+                url_text: &next_text,
                 method,
                 body: None,
             };

@@ -105,26 +105,9 @@ pub fn build_url(
             spec.protocol.eval(&mut cx),
         )
     };
-    let path = path.replace(' ', "%20");
     let raw_body =
         spec.post_body_raw || (!args.is_empty() && args.iter().all(|a| a.name.is_empty()));
-    let mut url = if path.starts_with("http://") || path.starts_with("https://") {
-        Url::parse(&path)?
-    } else {
-        let protocol = if protocol.trim().is_empty() {
-            "http".to_string()
-        } else {
-            protocol.trim().to_ascii_lowercase()
-        };
-        let port: u16 = match port.trim() {
-            "" | "0" => 0,
-            text => text
-                .parse()
-                .map_err(|_| format!("For input string: \"{text}\""))?,
-        };
-        Url::from_parts(&protocol, domain.trim(), port, &path)
-    };
-    let full_url_path = path.starts_with("http://") || path.starts_with("https://");
+    let (mut url, full_url_path) = base_url(&path, &domain, &port, &protocol)?;
     if is_query_method(method) && !full_url_path && !raw_body {
         let query = query_string(&args);
         url.append_query(&query);
@@ -136,6 +119,56 @@ pub fn build_url(
         None
     };
     Ok((url, body))
+}
+
+/// The URL from the sampler fields, without query arguments; true when the path was a
+/// full URL (then domain, port, protocol and arguments are ignored).
+fn base_url(path: &str, domain: &str, port: &str, protocol: &str) -> Result<(Url, bool), String> {
+    let path = path.replace(' ', "%20");
+    if path.starts_with("http://") || path.starts_with("https://") {
+        return Ok((Url::parse(&path)?, true));
+    }
+    let protocol = if protocol.trim().is_empty() {
+        "http".to_string()
+    } else {
+        protocol.trim().to_ascii_lowercase()
+    };
+    let port: u16 = match port.trim() {
+        "" | "0" => 0,
+        text => text
+            .parse()
+            .map_err(|_| format!("For input string: \"{text}\""))?,
+    };
+    Ok((
+        Url::from_parts(&protocol, domain.trim(), port, &path),
+        false,
+    ))
+}
+
+/// The URL when it cannot change between samples: every field constant, no arguments,
+/// files or body, and a method without a body. Lets the hot path skip building it.
+pub fn fixed_url(spec: &HttpSpec) -> Option<(String, Url)> {
+    let method = spec.method.as_literal()?.trim().to_ascii_uppercase();
+    let method = if method.is_empty() {
+        "GET".to_string()
+    } else {
+        method
+    };
+    if !spec.args.is_empty()
+        || !spec.files.is_empty()
+        || spec.post_body_raw
+        || is_body_method(&method)
+    {
+        return None;
+    }
+    let (url, _) = base_url(
+        spec.path.as_literal()?,
+        spec.domain.as_literal()?,
+        spec.port.as_literal()?,
+        spec.protocol.as_literal()?,
+    )
+    .ok()?;
+    Some((method, url))
 }
 
 fn content_encoding(spec: &HttpSpec, user: &mut UserState, label: &str) -> String {

@@ -18,8 +18,8 @@ pub fn fill(result: &mut SampleResult, incoming: Incoming) {
     // The status line and header lines as received, each ending in `\n`.
     let head = incoming.head();
     let mut headers = String::with_capacity(head.len() + 2);
-    for line in head.split("\r\n") {
-        headers.push_str(line);
+    for line in head.split('\n') {
+        headers.push_str(line.strip_suffix('\r').unwrap_or(line));
         headers.push('\n');
     }
     // HttpClient's estimate: the condensed header text, one CR per header, one for the
