@@ -5,7 +5,7 @@ mod support;
 
 use std::io::Write;
 
-use support::http_server::{serve, Reply, Request, TestServer};
+use support::http_server::{serve, serve_tls, Reply, Request, TestServer};
 use support::run_fixture;
 
 fn gzip(text: &str) -> Vec<u8> {
@@ -160,4 +160,36 @@ fn http_scenarios_against_a_local_server() {
     assert_eq!(checks.len(), 2);
     assert_eq!(checks[0].header("Cookie"), None);
     assert_eq!(checks[1].header("Cookie"), None);
+}
+
+/// HTTPS against a self-signed certificate: trusted by default as in JMeter, refused
+/// when the run asks for certificate checking.
+#[test]
+fn https_with_a_self_signed_certificate() {
+    let server = serve_tls(|_| Reply::ok("secure"));
+    let port = format!("-Jport={}", server.port);
+    let jtl = run_fixture("http/https.jmx", &[&port]);
+    let row = jtl.one("secure");
+    assert_eq!(jtl.get(row, "responseCode"), "200", "{row:?}");
+    assert_eq!(jtl.get(row, "success"), "true");
+    assert!(jtl.get(row, "URL").starts_with("https://127.0.0.1:"));
+    assert!(jtl.int(row, "Connect") <= jtl.int(row, "Latency"));
+    let again = jtl.one("again");
+    assert_eq!(
+        jtl.int(again, "Connect"),
+        0,
+        "the TLS connection is kept alive"
+    );
+    assert_eq!(server.requests_to("/").len(), 2);
+    assert_eq!(server.requests_to("/")[1].connection, 1);
+
+    let strict = run_fixture(
+        "http/https.jmx",
+        &[&port, "-Jjmxr.https.verify_certificates=true"],
+    );
+    let row = strict.one("secure");
+    assert_eq!(
+        strict.get(row, "responseCode"),
+        "Non HTTP response code: javax.net.ssl.SSLHandshakeException"
+    );
 }

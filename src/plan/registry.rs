@@ -137,9 +137,10 @@ use Family::*;
 use Status::*;
 
 const HTTP: &str = "HTTP support is planned (issue 3)";
-const HTTP_SAMPLER: &str =
-    "HTTP/1.1 with per-user keep-alive, redirects, gzip/deflate, file: URLs; \
-HTTPS, embedded resources, brotli and HTTP/2 are not implemented yet (issue 3)";
+const HTTP_SAMPLER: &str = "HTTP/1.1 and HTTPS (any certificate trusted, as in JMeter; \
+jmxr.https.verify_certificates=true checks them) with per-user keep-alive, redirects, \
+gzip/deflate, multipart, file: URLs; embedded resources, brotli and HTTP/2 are not \
+implemented yet (issue 3)";
 const DATA: &str = "planned with test data, extractors and assertions (issue 4)";
 const SCRIPT: &str = "scripting is planned on Rhai (issue 7)";
 const SOCKETS: &str = "planned with UDP, TCP and Java Request classes (issue 6)";
@@ -261,7 +262,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "HeaderManager" => Config Supported "HTTP Header Manager" "managers in scope merge: the innermost wins per header name";
     "CookieManager" => Config Supported "HTTP Cookie Manager" "per-user jar, standard policy (and ignoreCookies), clearEachIteration, user-defined cookies; other policies behave as standard";
     "CacheManager" => Config Unsupported "HTTP Cache Manager" HTTP;
-    "AuthManager" => Config Unsupported "HTTP Authorization Manager" "pre-emptive Basic is sent; Digest and Kerberos are not implemented yet (issue 3)";
+    "AuthManager" => Config Supported "HTTP Authorization Manager" "pre-emptive Basic for the first entry whose URL prefixes the request; Digest and Kerberos entries are not sent yet (a warning says so; issue 3)";
     "DNSCacheManager" => Config Unsupported "DNS Cache Manager" HTTP;
     "KeystoreConfig" => Config Unsupported "Keystore Configuration" HTTP;
     "JDBCDataSource" => Config Unsupported "JDBC Connection Configuration" PROTO;

@@ -1,10 +1,11 @@
 //! A small HTTP/1.1 server for end-to-end tests, on 127.0.0.1 only: each test gives a
 //! handler from request to reply; the server records every request with the number of
 //! the connection it came on, so tests can check what jmxr sent and whether it reused
-//! connections.
+//! connections. [`serve_tls`] serves HTTPS with the self-signed certificate in
+//! `tests/support/tls/` (made with `openssl req -x509`, for localhost and 127.0.0.1).
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -87,6 +88,30 @@ impl TestServer {
 
 /// Starts a server on 127.0.0.1 on a free port.
 pub fn serve(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> TestServer {
+    start(handler, None)
+}
+
+/// Starts an HTTPS server on 127.0.0.1 on a free port, with a self-signed certificate.
+pub fn serve_tls(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> TestServer {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/tls");
+    let cert = CertificateDer::from_pem_file(dir.join("cert.pem")).expect("test certificate");
+    let key = PrivateKeyDer::from_pem_file(dir.join("key.pem")).expect("test key");
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("TLS versions")
+        .with_no_client_auth()
+        .with_single_cert(vec![cert], key)
+        .expect("certificate and key match");
+    start(handler, Some(Arc::new(config)))
+}
+
+fn start(
+    handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+    tls: Option<Arc<rustls::ServerConfig>>,
+) -> TestServer {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
     let port = listener.local_addr().expect("address").port();
     let requests = Arc::new(Mutex::new(Vec::new()));
@@ -96,9 +121,18 @@ pub fn serve(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> Tes
         let connections = AtomicUsize::new(0);
         for stream in listener.incoming().flatten() {
             let number = connections.fetch_add(1, Ordering::SeqCst) + 1;
-            let (handler, seen) = (handler.clone(), seen.clone());
+            let (handler, seen, tls) = (handler.clone(), seen.clone(), tls.clone());
             std::thread::spawn(move || {
-                let _ = serve_connection(stream, number, &*handler, &seen);
+                let _ = match tls {
+                    Some(config) => match rustls::ServerConnection::new(config) {
+                        Ok(session) => {
+                            let stream = rustls::StreamOwned::new(session, stream);
+                            serve_connection(stream, number, &*handler, &seen)
+                        }
+                        Err(_) => Ok(()),
+                    },
+                    None => serve_connection(stream, number, &*handler, &seen),
+                };
             });
         }
     });
@@ -106,12 +140,11 @@ pub fn serve(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> Tes
 }
 
 fn serve_connection(
-    stream: TcpStream,
+    stream: impl Read + Write,
     number: usize,
     handler: &Handler,
     seen: &Mutex<Vec<Request>>,
 ) -> std::io::Result<()> {
-    let mut writer = stream.try_clone()?;
     let mut reader = BufReader::new(stream);
     loop {
         let mut line = String::new();
@@ -157,6 +190,7 @@ fn serve_connection(
             out.push_str(&format!("{name}: {value}\r\n"));
         }
         out.push_str(&format!("Content-Length: {}\r\n\r\n", reply.body.len()));
+        let writer = reader.get_mut();
         writer.write_all(out.as_bytes())?;
         writer.write_all(&reply.body)?;
         writer.flush()?;

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use super::tls::{self, Stream};
 use super::url::Url;
 
 /// Longest response head accepted.
@@ -46,7 +47,7 @@ impl TransportError {
 /// One open connection and what it has read past the last response.
 struct Conn {
     key: ConnKey,
-    stream: TcpStream,
+    stream: Stream,
     /// Read buffer, kept with the connection so that reading allocates nothing.
     buf: Vec<u8>,
 }
@@ -83,6 +84,8 @@ pub struct Outgoing<'a> {
     pub keep_alive: bool,
     pub connect_timeout: Option<Duration>,
     pub read_timeout: Option<Duration>,
+    /// HTTPS: check certificates (off by default, as in JMeter).
+    pub verify_certificates: bool,
 }
 
 /// What came back, with the measurements.
@@ -151,16 +154,20 @@ pub async fn exchange(
             Err(Attempt::Failed(err)) => return Err(err),
         }
     }
-    let stream = connect(out.url, out.connect_timeout).await?;
+    let tcp = connect(out.url, out.connect_timeout).await?;
+    let _ = tcp.set_nodelay(true);
+    let stream = if out.url.scheme == "https" {
+        let host = out.url.host.trim_start_matches('[').trim_end_matches(']');
+        tls::handshake(tcp, host, out.verify_certificates)
+            .await
+            .map_err(|e| {
+                TransportError::new("javax.net.ssl.SSLHandshakeException", e.to_string())
+            })?
+    } else {
+        Stream::Plain(tcp)
+    };
+    // Connect covers DNS, TCP and the TLS handshake, as HttpClient's connect does.
     let connect_ms = millis_since(started);
-    if out.url.scheme == "https" {
-        // Connection errors come first, as they do in JMeter; the handshake is missing.
-        return Err(TransportError::new(
-            "javax.net.ssl.SSLException",
-            "jmxr does not support HTTPS yet",
-        ));
-    }
-    let _ = stream.set_nodelay(true);
     let key = ConnKey {
         https: out.url.scheme == "https",
         host: out.url.host.clone(),
@@ -413,7 +420,7 @@ fn io_error(err: &std::io::Error) -> TransportError {
 
 /// Reads from the connection with a per-read timeout, counting every byte.
 struct Reader<'a> {
-    stream: &'a mut TcpStream,
+    stream: &'a mut Stream,
     buf: &'a mut Vec<u8>,
     /// Start of unread data in `buf`.
     pos: usize,

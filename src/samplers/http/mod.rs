@@ -12,8 +12,9 @@
 //! * Each virtual user keeps its connections and cookie jars in one slot
 //!   ([`UserHttp`]), shared by all its HTTP samplers, as a JMeter thread does.
 //!
-//! Not done yet (reported by `jmxr check` through the registry notes): HTTPS, embedded
-//! resources, Cache and DNS Cache Managers, Digest authentication, brotli.
+//! HTTPS is in [`tls`] (any certificate trusted by default, as in JMeter). Not done yet
+//! (reported by `jmxr check` through the registry notes): embedded resources, Cache and
+//! DNS Cache Managers, Digest authentication, brotli, HTTP/2.
 
 mod client;
 mod config;
@@ -22,6 +23,7 @@ mod file;
 mod redirects;
 mod request;
 mod response;
+mod tls;
 mod url;
 
 use std::borrow::Cow;
@@ -67,9 +69,6 @@ pub struct HttpSampler {
 /// Builds an HTTP Request from its element and the config elements in its scope.
 pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn Sampler> {
     let spec = config::read(cx, configs);
-    if spec.protocol.is_constant() && spec.protocol.raw().eq_ignore_ascii_case("https") {
-        cx.warn("HTTPS is not supported yet: these requests fail with an SSLException sample");
-    }
     let fixed = request::fixed_url(&spec).map(|(method, url)| {
         let text = url.to_string();
         (method, url, text)
@@ -211,6 +210,7 @@ impl HttpSampler {
             keep_alive: self.spec.keep_alive,
             connect_timeout,
             read_timeout,
+            verify_certificates: hop.url.scheme == "https" && verify_certificates(cx),
         };
         let start_ms = wall_clock_ms();
         let started = Instant::now();
@@ -438,6 +438,15 @@ impl HttpSampler {
         );
         Some(format!("Basic {}", base64(credentials.as_bytes())))
     }
+}
+
+/// Whether the run asked for certificate checking (see [`tls`]).
+fn verify_certificates(cx: &SampleContext<'_>) -> bool {
+    cx.user
+        .run
+        .props
+        .get(tls::VERIFY_PROPERTY)
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
 }
 
 /// Appends `name: value` and the line end.
