@@ -64,3 +64,129 @@ fn base64_pads() {
     assert_eq!(base64(b"ab"), "YWI=");
     assert_eq!(base64(b"a"), "YQ==");
 }
+
+fn element_prop(
+    name: &str,
+    element_type: &str,
+    props: Vec<crate::jmx::Property>,
+) -> crate::jmx::Property {
+    crate::jmx::Property {
+        name: name.to_string(),
+        value: crate::jmx::PropValue::Element {
+            element_type: element_type.into(),
+            class: String::new(),
+            gui: String::new(),
+            name: name.to_string(),
+            enabled: true,
+            props,
+        },
+        span: crate::jmx::Span::default(),
+    }
+}
+
+fn collection(name: &str, items: Vec<crate::jmx::Property>) -> crate::jmx::Property {
+    crate::jmx::Property {
+        name: name.to_string(),
+        value: crate::jmx::PropValue::Collection(items),
+        span: crate::jmx::Span::default(),
+    }
+}
+
+async fn sample_with(el: &Element, configs: &[&Element]) -> SampleResult {
+    let (sampler, diagnostics) = build_element(el, configs);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let sampler = sampler.expect("sampler");
+    let mut user = user();
+    sample(sampler.as_ref(), &mut user, &el.name)
+        .await
+        .expect("a sample")
+}
+
+#[tokio::test]
+async fn defaults_fill_empty_fields_and_basic_credentials_are_sent_first_time() {
+    let addr = crate::mirror::spawn_local(0).await.expect("mirror");
+    let defaults = element(
+        "ConfigTestElement",
+        "HttpDefaultsGui",
+        "defaults",
+        vec![
+            string_prop("HTTPSampler.domain", "127.0.0.1"),
+            string_prop("HTTPSampler.port", &addr.port().to_string()),
+            string_prop("HTTPSampler.path", "/from-defaults"),
+        ],
+    );
+    let auth = element(
+        "AuthManager",
+        "AuthPanel",
+        "auth",
+        vec![collection(
+            "AuthManager.auth_list",
+            vec![element_prop(
+                "",
+                "Authorization",
+                vec![
+                    string_prop("Authorization.url", "http://127.0.0.1"),
+                    string_prop("Authorization.username", "user"),
+                    string_prop("Authorization.password", "pass"),
+                    string_prop("Authorization.mechanism", "BASIC"),
+                ],
+            )],
+        )],
+    );
+    let el = element(
+        "HTTPSamplerProxy",
+        "HttpTestSampleGui",
+        "HR",
+        vec![
+            string_prop("HTTPSampler.domain", ""),
+            string_prop("HTTPSampler.path", ""),
+        ],
+    );
+    let result = sample_with(&el, &[&defaults, &auth]).await;
+    let echoed = String::from_utf8_lossy(&result.response_data).into_owned();
+    assert!(
+        echoed.starts_with("GET /from-defaults HTTP/1.1\r\n"),
+        "{echoed}"
+    );
+    assert!(
+        echoed.contains("\r\nAuthorization: Basic dXNlcjpwYXNz\r\n"),
+        "{echoed}"
+    );
+    assert!(result.request_headers.contains("Authorization: Basic"));
+}
+
+#[tokio::test]
+async fn inner_header_managers_win_per_name() {
+    let addr = crate::mirror::spawn_local(0).await.expect("mirror");
+    let manager = |name: &str, rows: &[(&str, &str)]| {
+        let items = rows
+            .iter()
+            .map(|(n, v)| {
+                element_prop(
+                    "",
+                    "Header",
+                    vec![
+                        string_prop("Header.name", n),
+                        string_prop("Header.value", v),
+                    ],
+                )
+            })
+            .collect();
+        element(
+            "HeaderManager",
+            "HeaderPanel",
+            name,
+            vec![collection("HeaderManager.headers", items)],
+        )
+    };
+    let inner = manager("inner", &[("X-A", "inner"), ("X-B", "inner")]);
+    let outer = manager("outer", &[("x-a", "outer"), ("X-C", "outer")]);
+    let el = http_element(addr.port(), "/", vec![]);
+    let result = sample_with(&el, &[&inner, &outer]).await;
+    let echoed = String::from_utf8_lossy(&result.response_data).into_owned();
+    assert!(
+        echoed.contains("\r\nX-A: inner\r\nX-B: inner\r\nX-C: outer\r\n"),
+        "{echoed}"
+    );
+    assert!(!echoed.contains("outer\r\nx-a"));
+}
