@@ -98,7 +98,7 @@ impl Jar {
                 domain_ok && path_matches(path, &c.path) && (!c.secure || url.scheme == "https")
             })
             .collect();
-        matching.sort_by(|a, b| b.path.len().cmp(&a.path.len()));
+        matching.sort_by_key(|c| std::cmp::Reverse(c.path.len()));
         let mut out = String::new();
         for cookie in matching {
             if !out.is_empty() {
