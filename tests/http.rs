@@ -193,3 +193,55 @@ fn https_with_a_self_signed_certificate() {
         "Non HTTP response code: javax.net.ssl.SSLHandshakeException"
     );
 }
+
+fn md5_hex(text: &str) -> String {
+    use md5::Digest;
+    md5::Md5::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A quoted parameter of an `Authorization: Digest` header.
+fn digest_param(header: &str, name: &str) -> String {
+    let start = header
+        .find(&format!("{name}=\""))
+        .map(|p| p + name.len() + 2)
+        .unwrap_or(header.len());
+    header[start..].split('"').next().unwrap_or("").to_string()
+}
+
+/// Digest authentication: the 401 challenge is answered within the sample (RFC 2617,
+/// qop=auth), and URLs outside the entry's prefix get no credentials.
+#[test]
+fn digest_auth_answers_the_challenge() {
+    let server = serve(|request| {
+        let challenge = r#"Digest realm="jmxr", qop="auth", nonce="abc123", opaque="xyz""#;
+        let Some(header) = request.header("Authorization") else {
+            let mut reply = Reply::ok("who are you").header("WWW-Authenticate", challenge);
+            reply.status = 401;
+            reply.reason = "Unauthorized";
+            return reply;
+        };
+        let ha1 = md5_hex("user:jmxr:secret");
+        let ha2 = md5_hex(&format!("{}:{}", request.method, request.target));
+        let expected = md5_hex(&format!(
+            "{ha1}:abc123:00000001:{}:auth:{ha2}",
+            digest_param(header, "cnonce")
+        ));
+        if digest_param(header, "response") == expected {
+            Reply::ok("welcome")
+        } else {
+            let mut reply = Reply::ok("wrong");
+            reply.status = 403;
+            reply.reason = "Forbidden";
+            reply
+        }
+    });
+    let port = format!("-Jport={}", server.port);
+    let jtl = run_fixture("http/digest.jmx", &[&port]);
+    let private = jtl.one("private");
+    assert_eq!(jtl.get(private, "responseCode"), "200", "{private:?}");
+    assert_eq!(jtl.get(jtl.one("public"), "responseCode"), "401");
+    assert_eq!(server.requests_to("/private").len(), 2);
+}

@@ -270,9 +270,9 @@ fn auth_entries(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Vec<AuthEntr
             .unwrap_or("BASIC")
             .trim()
             .to_ascii_uppercase();
-        if mechanism != "BASIC" && mechanism != "BASIC_DIGEST" {
+        if !matches!(mechanism.as_str(), "BASIC" | "DIGEST" | "BASIC_DIGEST") {
             cx.warn(format!(
-                "Authorization Manager mechanism {mechanism} is not supported; only BASIC is sent"
+                "Authorization Manager mechanism {mechanism} is not supported; its credentials are not sent"
             ));
         }
         entries.push(AuthEntry {

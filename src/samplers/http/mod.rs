@@ -14,8 +14,9 @@
 //!
 //! HTTPS is in [`tls`] (any certificate trusted by default, as in JMeter). Not done yet
 //! (reported by `jmxr check` through the registry notes): embedded resources, Cache and
-//! DNS Cache Managers, Digest authentication, brotli, HTTP/2.
+//! DNS Cache Managers, Kerberos, brotli, HTTP/2.
 
+mod auth;
 mod client;
 mod config;
 mod cookies;
@@ -185,7 +186,7 @@ impl HttpSampler {
         result.is_http = true;
         result.url = Some(hop.url_text.to_string());
         result.http_method = hop.method.to_string();
-        let (head, request_headers, cookie) = self.request_head(cx, hop);
+        let (head, request_headers, cookie) = self.request_head(cx, hop, None);
         result.request_headers = request_headers;
         result.cookies = cookie;
         result.query_string = match hop.body {
@@ -202,7 +203,7 @@ impl HttpSampler {
             Some(fixed) => fixed,
             None => self.timeouts(cx, &label),
         };
-        let out = Outgoing {
+        let mut out = Outgoing {
             url: hop.url,
             method: hop.method,
             head: head.as_bytes(),
@@ -214,10 +215,18 @@ impl HttpSampler {
         };
         let start_ms = wall_clock_ms();
         let started = Instant::now();
-        let exchanged = {
+        let mut exchanged = {
             let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
             client::exchange(&mut state.pool, &out, started).await
         };
+        // A Digest challenge is answered within the same sample, as HttpClient does.
+        if let Some(answer) = self.digest_answer(cx, hop, &exchanged) {
+            let (answered, request_headers, _) = self.request_head(cx, hop, Some(&answer));
+            out.head = answered.as_bytes();
+            result.request_headers = request_headers;
+            let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+            exchanged = client::exchange(&mut state.pool, &out, started).await;
+        }
         let elapsed = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
         result.start_time = start_ms;
         result.elapsed = elapsed;
@@ -273,7 +282,12 @@ impl HttpSampler {
     /// headers, `Cookie`, then what the client adds (`Authorization`, `Content-Length`,
     /// `Content-Type`, `Host`, `User-Agent`) unless the plan set them. Returns the head,
     /// the request headers as JMeter records them (all but `Cookie`) and the cookies.
-    fn request_head(&self, cx: &mut SampleContext<'_>, hop: &Hop<'_>) -> (String, String, String) {
+    fn request_head(
+        &self,
+        cx: &mut SampleContext<'_>,
+        hop: &Hop<'_>,
+        answer: Option<&str>,
+    ) -> (String, String, String) {
         let label = cx.label.clone();
         let mut headers: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::with_capacity(8);
         let connection = if self.spec.keep_alive {
@@ -308,7 +322,13 @@ impl HttpSampler {
         if cookie.is_empty() {
             cookie = manager_cookie;
         }
-        if let Some(auth) = self.authorization(cx, hop.url) {
+        let authorization = match answer {
+            Some(answer) => Some(answer.to_string()),
+            None => self
+                .credentials(cx, hop.url)
+                .and_then(|c| auth::preemptive(&c)),
+        };
+        if let Some(auth) = authorization {
             if !has(&headers, "Authorization") {
                 headers.push(("Authorization".into(), auth.into()));
             }
@@ -414,29 +434,34 @@ impl HttpSampler {
         }
     }
 
-    /// Pre-emptive Basic credentials from the first Authorization Manager entry whose
-    /// URL is a prefix of the request URL (HttpClient 4's default in JMeter).
-    fn authorization(&self, cx: &mut SampleContext<'_>, url: &Url) -> Option<String> {
-        if self.spec.auth.is_empty() {
-            return None;
-        }
-        let label = cx.label.clone();
-        let target = url.to_string();
-        let mut ev = cx.user.eval(&label);
-        let entry = self
-            .spec
-            .auth
-            .iter()
-            .find(|e| target.starts_with(e.url.eval(&mut ev).as_str()))?;
-        if entry.mechanism != "BASIC" && entry.mechanism != "BASIC_DIGEST" {
-            return None;
-        }
-        let credentials = format!(
-            "{}:{}",
-            entry.username.eval(&mut ev),
-            entry.password.eval(&mut ev)
-        );
-        Some(format!("Basic {}", base64(credentials.as_bytes())))
+    /// The `Authorization` answer to a Digest challenge in `exchanged`, when an
+    /// Authorization Manager entry with Digest credentials applies.
+    fn digest_answer(
+        &self,
+        cx: &mut SampleContext<'_>,
+        hop: &Hop<'_>,
+        exchanged: &Result<client::Incoming, TransportError>,
+    ) -> Option<String> {
+        let incoming = exchanged.as_ref().ok().filter(|i| i.status == 401)?;
+        let challenge = incoming
+            .headers()
+            .filter(|(n, _)| n.eq_ignore_ascii_case("WWW-Authenticate"))
+            .map(|(_, v)| v)
+            .find(|v| {
+                v.trim_start()
+                    .get(..6)
+                    .is_some_and(|p| p.eq_ignore_ascii_case("digest"))
+            })?
+            .to_string();
+        let credentials = self.credentials(cx, hop.url)?;
+        let cnonce = format!("{:016x}", rand::Rng::gen::<u64>(&mut cx.user.rng));
+        auth::digest(
+            &credentials,
+            &challenge,
+            hop.method,
+            &hop.url.path_and_query,
+            &cnonce,
+        )
     }
 }
 
