@@ -21,6 +21,8 @@ cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml"
 
 mkdir -p "$WORK/www" "$WORK/logs"
 head -c 1024 /dev/zero | tr '\0' 'x' > "$WORK/www/1k.bin"
+# nginx's worker runs as an unprivileged user: let it read the files.
+chmod 755 "$WORK" "$WORK/www" && chmod 644 "$WORK/www/1k.bin"
 cat > "$WORK/nginx.conf" <<CONF
 worker_processes 1;
 daemon off;
@@ -45,6 +47,7 @@ CONF
 nginx -c "$WORK/nginx.conf" &
 NGINX_PID=$!
 sleep 1
+kill -0 "$NGINX_PID" 2>/dev/null || { echo "nginx did not start:"; cat "$WORK/logs/error.log"; exit 1; }
 
 cpu_of() { # time file -> cpu seconds
   read -r user sys wall < "$1"; echo "$user + $sys" | bc -l
