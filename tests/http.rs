@@ -245,3 +245,36 @@ fn digest_auth_answers_the_challenge() {
     assert_eq!(jtl.get(jtl.one("public"), "responseCode"), "401");
     assert_eq!(server.requests_to("/private").len(), 2);
 }
+
+/// Starts jmxr's mirror server on a free 127.0.0.1 port, in a thread of this process.
+fn mirror() -> u16 {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async move {
+            let addr = jmxr::mirror::spawn_local(0).await.expect("mirror binds");
+            tx.send(addr.port()).expect("port sent");
+            std::future::pending::<()>().await;
+        });
+    });
+    rx.recv().expect("mirror port")
+}
+
+/// The README's demo: every sample succeeds against the built-in mirror, cookies set by
+/// the mirror are sent back, and the redirect is followed.
+#[test]
+fn demo_plan_runs_against_the_mirror_server() {
+    let port = format!("-Jport={}", mirror());
+    let jtl = run_fixture("demo_http.jmx", &[&port, "-Jthreads=3", "-Jloops=2"]);
+    assert_eq!(jtl.labelled("cart").len(), 6);
+    assert_eq!(jtl.labelled("cart-0").len(), 6);
+    let failures: Vec<_> = jtl
+        .values("success")
+        .into_iter()
+        .filter(|s| s != "true")
+        .collect();
+    assert!(failures.is_empty(), "{failures:?}");
+}
