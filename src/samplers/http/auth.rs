@@ -113,8 +113,9 @@ fn parameter(params: &str, name: &str) -> Option<String> {
     None
 }
 
-fn md5_hex(text: &str) -> String {
-    Md5::digest(text.as_bytes())
+/// Lower-case hex MD5 (also what "Use MD5" keeps of a response body).
+pub fn md5_hex(data: impl AsRef<[u8]>) -> String {
+    Md5::digest(data.as_ref())
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()

@@ -90,6 +90,8 @@ pub struct HttpSpec {
     pub multipart: bool,
     pub browser_compatible_multipart: bool,
     pub post_body_raw: bool,
+    /// `HTTPSampler.md5`: keep only the MD5 of the body as response data.
+    pub md5: bool,
     pub args: Vec<HttpArg>,
     pub files: Vec<FileArg>,
     /// Merged Header Manager headers, in the order they are sent.
@@ -145,6 +147,7 @@ pub fn read(cx: &mut BuildContext<'_>, configs: &[&Element]) -> HttpSpec {
         multipart: cx.flag("HTTPSampler.DO_MULTIPART_POST", false),
         browser_compatible_multipart: cx.flag("HTTPSampler.BROWSER_COMPATIBLE_MULTIPART", false),
         post_body_raw: cx.flag("HTTPSampler.postBodyRaw", false),
+        md5: cx.flag("HTTPSampler.md5", false),
         args,
         files,
         headers: merge_headers(cx, &configs),

@@ -239,6 +239,9 @@ impl HttpSampler {
                     .map(|(_, v)| v.to_string())
                     .collect();
                 response::fill(&mut result, incoming);
+                if self.spec.md5 {
+                    result.response_data = auth::md5_hex(&result.response_data).into_bytes();
+                }
                 self.store_cookies(cx, hop.url, &set_cookies);
             }
             Err(error) if self.java_implementation(cx) => {

@@ -190,3 +190,12 @@ async fn inner_header_managers_win_per_name() {
     );
     assert!(!echoed.contains("outer\r\nx-a"));
 }
+
+#[tokio::test]
+async fn md5_keeps_only_the_digest_of_the_body_and_the_wire_size() {
+    let addr = crate::mirror::spawn_local(0).await.expect("mirror");
+    let el = http_element(addr.port(), "/", vec![bool_prop("HTTPSampler.md5", true)]);
+    let result = build_and_sample(&el).await;
+    assert_eq!(result.response_data.len(), 32);
+    assert!(result.bytes() > 32 + result.headers_size);
+}
