@@ -160,6 +160,23 @@ fn http_scenarios_against_a_local_server() {
     assert_eq!(checks.len(), 2);
     assert_eq!(checks[0].header("Cookie"), None);
     assert_eq!(checks[1].header("Cookie"), None);
+    // The same user on each iteration keeps its connection.
+    assert_eq!(checks[0].connection, checks[1].connection);
+}
+
+/// "Same user on each iteration" off: each iteration is a new user, with new
+/// connections and, for a Cookie Manager controlled by the thread group, no cookies.
+#[test]
+fn a_new_user_each_iteration_starts_without_connections_or_cookies() {
+    let server = serve(handler);
+    let port = format!("-Jport={}", server.port);
+    run_fixture("http/new_user_each_iteration.jmx", &[&port]);
+    let checks = server.requests_to("/check");
+    assert_eq!(checks.len(), 2);
+    assert_eq!(checks[1].header("Cookie"), None);
+    assert_ne!(checks[0].connection, checks[1].connection);
+    let sets = server.requests_to("/set");
+    assert_eq!(sets[0].connection, checks[0].connection);
 }
 
 /// HTTPS against a self-signed certificate: trusted by default as in JMeter, refused

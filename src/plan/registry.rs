@@ -260,7 +260,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "ConfigTestElement" gui "LdapConfigGui" => Config Unsupported "LDAP Request Defaults" PROTO;
     "ConfigTestElement" gui "SimpleConfigGui" => Config Unsupported "Simple Config Element" NO_PLUGIN;
     "HeaderManager" => Config Supported "HTTP Header Manager" "managers in scope merge: the innermost wins per header name";
-    "CookieManager" => Config Supported "HTTP Cookie Manager" "per-user jar, standard policy (and ignoreCookies), clearEachIteration, user-defined cookies; other policies behave as standard";
+    "CookieManager" => Config Supported "HTTP Cookie Manager" "per-user jar, standard policy (and ignoreCookies), clearEachIteration or controlledByThreadGroup, user-defined cookies; other policies behave as standard";
     "CacheManager" => Config Unsupported "HTTP Cache Manager" HTTP;
     "AuthManager" => Config Supported "HTTP Authorization Manager" "the first entry whose URL prefixes the request: Basic sent pre-emptively, Digest (MD5, qop=auth) in answer to the 401 challenge; Kerberos is not supported (a warning says so)";
     "DNSCacheManager" => Config Unsupported "DNS Cache Manager" HTTP;

@@ -74,6 +74,13 @@ pub struct Pool {
     idle: Vec<Conn>,
 }
 
+impl Pool {
+    /// Closes every kept-alive connection (a new user identity on a new iteration).
+    pub fn clear(&mut self) {
+        self.idle.clear();
+    }
+}
+
 /// What to send.
 pub struct Outgoing<'a> {
     pub url: &'a Url,

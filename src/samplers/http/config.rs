@@ -59,6 +59,9 @@ pub struct CookieManagerSpec {
     /// Identifies the manager, so each user keeps one jar per manager.
     pub key: String,
     pub clear_each_iteration: bool,
+    /// `CookieManager.controlledByThreadGroup`: clear when the thread group starts a
+    /// new user each iteration, instead of following `clear_each_iteration`.
+    pub controlled_by_thread_group: bool,
     /// `ignoreCookies` policy: neither store nor send.
     pub ignore: bool,
     pub cookies: Vec<StaticCookie>,
@@ -254,6 +257,7 @@ fn cookie_manager(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Option<Coo
     Some(CookieManagerSpec {
         key: manager.location(),
         clear_each_iteration: flag("CookieManager.clearEachIteration"),
+        controlled_by_thread_group: flag("CookieManager.controlledByThreadGroup"),
         ignore: policy.eq_ignore_ascii_case("ignoreCookies"),
         cookies,
     })

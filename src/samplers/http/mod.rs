@@ -51,6 +51,8 @@ const HTTP_SLOT: usize = usize::MAX - 0x4854;
 #[derive(Default)]
 struct UserHttp {
     pool: Pool,
+    /// The thread-group iteration of the last request.
+    iteration: Option<u64>,
     /// One jar per Cookie Manager, keyed by the manager's location in the plan.
     jars: HashMap<String, cookies::Jar>,
 }
@@ -213,6 +215,7 @@ impl HttpSampler {
             read_timeout,
             verify_certificates: hop.url.scheme == "https" && verify_certificates(cx),
         };
+        self.reset_connections_for_a_new_user(cx);
         let start_ms = wall_clock_ms();
         let started = Instant::now();
         let mut exchanged = {
@@ -385,10 +388,15 @@ impl HttpSampler {
         let manager = self.spec.cookie_manager.as_ref().filter(|m| !m.ignore)?;
         let label = cx.label.clone();
         let iteration = cx.user.iteration;
+        let clears = if manager.controlled_by_thread_group {
+            !cx.user.same_user_on_next_iteration
+        } else {
+            manager.clear_each_iteration
+        };
         let fresh = {
             let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
             let jar = state.jars.entry(manager.key.clone()).or_default();
-            if jar.iteration != Some(iteration) && manager.clear_each_iteration {
+            if jar.iteration != Some(iteration) && clears {
                 jar.clear();
             }
             jar.iteration = Some(iteration);
@@ -434,6 +442,27 @@ impl HttpSampler {
         if let Some(jar) = self.jar(cx) {
             let refs: Vec<&str> = values.iter().map(String::as_str).collect();
             jar.store(url, &refs);
+        }
+    }
+
+    /// When the thread group starts a new user each iteration, the connections of the
+    /// previous iteration are closed (`httpclient.reset_state_on_thread_group_iteration`,
+    /// true unless set to false), as JMeter resets its HttpClient state.
+    fn reset_connections_for_a_new_user(&self, cx: &mut SampleContext<'_>) {
+        let iteration = cx.user.iteration;
+        let reset = !cx.user.same_user_on_next_iteration
+            && cx
+                .user
+                .run
+                .props
+                .get("httpclient.reset_state_on_thread_group_iteration")
+                .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
+        let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+        if state.iteration != Some(iteration) {
+            if reset && state.iteration.is_some() {
+                state.pool.clear();
+            }
+            state.iteration = Some(iteration);
         }
     }
 
