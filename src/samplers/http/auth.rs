@@ -67,16 +67,16 @@ pub fn digest(
     let realm = param("realm").unwrap_or_default();
     let nonce = param("nonce")?;
     let qop_auth = param("qop").is_some_and(|q| q.split(',').any(|v| v.trim() == "auth"));
-    let ha1 = md5_hex(&format!(
+    let ha1 = md5_hex(format!(
         "{}:{realm}:{}",
         credentials.username, credentials.password
     ));
-    let ha2 = md5_hex(&format!("{method}:{uri}"));
+    let ha2 = md5_hex(format!("{method}:{uri}"));
     let nc = "00000001";
     let response = if qop_auth {
-        md5_hex(&format!("{ha1}:{nonce}:{nc}:{cnonce}:auth:{ha2}"))
+        md5_hex(format!("{ha1}:{nonce}:{nc}:{cnonce}:auth:{ha2}"))
     } else {
-        md5_hex(&format!("{ha1}:{nonce}:{ha2}"))
+        md5_hex(format!("{ha1}:{nonce}:{ha2}"))
     };
     let mut value = format!(
         "Digest username=\"{}\", realm=\"{realm}\", nonce=\"{nonce}\", uri=\"{uri}\", response=\"{response}\"",
