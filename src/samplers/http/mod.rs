@@ -14,7 +14,7 @@
 //!
 //! HTTPS is in [`tls`] (any certificate trusted by default, as in JMeter). Not done yet
 //! (reported by `jmxr check` through the registry notes): embedded resources, Cache and
-//! DNS Cache Managers, Kerberos, brotli, HTTP/2.
+//! DNS Cache Managers, Kerberos, HTTP/2.
 
 mod auth;
 mod client;

@@ -47,6 +47,7 @@ pub fn fill(result: &mut SampleResult, incoming: Incoming) {
     result.response_data = match encoding.as_deref() {
         Some("gzip" | "x-gzip") => decode_gzip(&incoming.body).unwrap_or(incoming.body),
         Some("deflate") => decode_deflate(&incoming.body).unwrap_or(incoming.body),
+        Some("br") => decode_brotli(&incoming.body).unwrap_or(incoming.body),
         _ => incoming.body,
     };
 }
@@ -100,6 +101,14 @@ fn decode_deflate(body: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+fn decode_brotli(body: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(body.len() * 4);
+    brotli_decompressor::Decompressor::new(body, 4096)
+        .read_to_end(&mut out)
+        .ok()?;
+    Some(out)
+}
+
 /// A failed sample for a transport error, as `HTTPSamplerBase.errorResult` makes it.
 pub fn fill_error(result: &mut SampleResult, error: &TransportError) {
     result.response_code = format!("Non HTTP response code: {}", error.class);
@@ -142,5 +151,8 @@ mod tests {
         let mut d = DeflateEncoder::new(Vec::new(), Compression::default());
         d.write_all(b"raw").unwrap();
         assert_eq!(decode_deflate(&d.finish().unwrap()).unwrap(), b"raw");
+        // "hello" compressed by `brotli -q 11`.
+        let br = [0x0b, 0x02, 0x80, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x03];
+        assert_eq!(decode_brotli(&br).unwrap(), b"hello");
     }
 }
