@@ -28,15 +28,21 @@ impl HttpSampler {
         let mut hops = 0;
         while let Some(location) = last.redirect_location.clone() {
             if hops >= max {
-                response::fill_error(
-                    &mut last,
-                    &TransportError {
+                // HttpClient's and Java's HttpURLConnection's own words for it.
+                let error = if self.java_implementation(cx) {
+                    TransportError {
+                        class: "java.net.ProtocolException",
+                        message: format!("Server redirected too many  times ({max})"),
+                    }
+                } else {
+                    TransportError {
                         class: "org.apache.http.client.ClientProtocolException",
                         message: format!(
                             "org.apache.http.client.RedirectException: Maximum redirects ({max}) exceeded"
                         ),
-                    },
-                );
+                    }
+                };
+                response::fill_error(&mut last, &error);
                 break;
             }
             let current = last.url.as_deref().and_then(|u| Url::parse(u).ok());
