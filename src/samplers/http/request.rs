@@ -112,8 +112,8 @@ pub fn build_url(
         let query = query_string(&args);
         url.append_query(&query);
     }
-    let encoding = content_encoding(spec, user, label);
     let body = if is_body_method(method) || (raw_body && !args.is_empty()) {
+        let encoding = content_encoding(spec, user, label);
         Some(build_body(spec, user, label, &args, raw_body, &encoding)?)
     } else {
         None
@@ -124,7 +124,11 @@ pub fn build_url(
 /// The URL from the sampler fields, without query arguments; true when the path was a
 /// full URL (then domain, port, protocol and arguments are ignored).
 fn base_url(path: &str, domain: &str, port: &str, protocol: &str) -> Result<(Url, bool), String> {
-    let path = path.replace(' ', "%20");
+    let path: std::borrow::Cow<'_, str> = if path.contains(' ') {
+        path.replace(' ', "%20").into()
+    } else {
+        path.into()
+    };
     if path.starts_with("http://") || path.starts_with("https://") {
         return Ok((Url::parse(&path)?, true));
     }
