@@ -263,7 +263,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "CookieManager" => Config Supported "HTTP Cookie Manager" "per-user jar, standard policy (and ignoreCookies), clearEachIteration or controlledByThreadGroup, user-defined cookies; other policies behave as standard";
     "CacheManager" => Config Unsupported "HTTP Cache Manager" HTTP;
     "AuthManager" => Config Supported "HTTP Authorization Manager" "the first entry whose URL prefixes the request: Basic sent pre-emptively, Digest (MD5, qop=auth) in answer to the 401 challenge; Kerberos is not supported (a warning says so)";
-    "DNSCacheManager" => Config Unsupported "DNS Cache Manager" HTTP;
+    "DNSCacheManager" => Config Supported "DNS Cache Manager" "the custom resolver's static host table; its DNS servers are not queried (names outside the table use the system resolver, with a warning)";
     "KeystoreConfig" => Config Unsupported "Keystore Configuration" HTTP;
     "JDBCDataSource" => Config Unsupported "JDBC Connection Configuration" PROTO;
     "BoltConnectionElement" => Config Unsupported "Bolt Connection Configuration" PROTO;

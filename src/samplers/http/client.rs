@@ -93,6 +93,8 @@ pub struct Outgoing<'a> {
     pub read_timeout: Option<Duration>,
     /// HTTPS: check certificates (off by default, as in JMeter).
     pub verify_certificates: bool,
+    /// Static host table of a DNS Cache Manager: host → address (or another name).
+    pub static_hosts: &'a [(String, String)],
 }
 
 /// What came back, with the measurements.
@@ -161,7 +163,7 @@ pub async fn exchange(
             Err(Attempt::Failed(err)) => return Err(err),
         }
     }
-    let tcp = connect(out.url, out.connect_timeout).await?;
+    let tcp = connect(out.url, out.connect_timeout, out.static_hosts).await?;
     let _ = tcp.set_nodelay(true);
     let stream = if out.url.scheme == "https" {
         let host = out.url.host.trim_start_matches('[').trim_end_matches(']');
@@ -209,10 +211,18 @@ fn millis_since(started: Instant) -> i64 {
 }
 
 /// Resolves and connects, trying each address in turn.
-async fn connect(url: &Url, timeout: Option<Duration>) -> Result<TcpStream, TransportError> {
+async fn connect(
+    url: &Url,
+    timeout: Option<Duration>,
+    static_hosts: &[(String, String)],
+) -> Result<TcpStream, TransportError> {
     let port = url.effective_port();
     let host = url.host.trim_start_matches('[').trim_end_matches(']');
-    let addrs: Vec<SocketAddr> = match tokio::net::lookup_host((host, port)).await {
+    let lookup = static_hosts
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(host))
+        .map_or(host, |(_, address)| address.as_str());
+    let addrs: Vec<SocketAddr> = match tokio::net::lookup_host((lookup, port)).await {
         Ok(addrs) => addrs.collect(),
         Err(_) => Vec::new(),
     };

@@ -101,6 +101,8 @@ pub struct HttpSpec {
     pub headers: Vec<(String, Template)>,
     pub cookie_manager: Option<CookieManagerSpec>,
     pub auth: Vec<AuthEntry>,
+    /// DNS Cache Manager's static host table (custom resolver only): host → address.
+    pub static_hosts: Vec<(String, String)>,
 }
 
 /// Reads the sampler and merges the config elements that apply to it.
@@ -156,6 +158,7 @@ pub fn read(cx: &mut BuildContext<'_>, configs: &[&Element]) -> HttpSpec {
         headers: merge_headers(cx, &configs),
         cookie_manager: cookie_manager(cx, &configs),
         auth: auth_entries(cx, &configs),
+        static_hosts: static_hosts(cx, &configs),
     }
 }
 
@@ -290,4 +293,39 @@ fn auth_entries(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Vec<AuthEntr
         });
     }
     entries
+}
+
+/// The outermost DNS Cache Manager's static hosts, when it uses the custom resolver.
+/// Its DNS servers are not queried: names outside the table use the system resolver.
+fn static_hosts(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Vec<(String, String)> {
+    let Some(manager) = configs.iter().rev().find(|c| {
+        short_gui(c) == "DNSCachePanel" || c.class.rsplit('.').next() == Some("DNSCacheManager")
+    }) else {
+        return Vec::new();
+    };
+    let custom = manager
+        .str_prop("DNSCacheManager.isCustomResolver")
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("true"));
+    if !custom {
+        return Vec::new();
+    }
+    if manager
+        .prop("DNSCacheManager.servers")
+        .is_some_and(|p| !p.children().is_empty())
+    {
+        cx.warn("DNS Cache Manager servers are not queried; names outside its static host table use the system resolver");
+    }
+    manager
+        .prop("DNSCacheManager.hosts")
+        .map(|list| {
+            list.children()
+                .iter()
+                .filter_map(|host| {
+                    let name = str_child(host, "StaticHost.Name")?.trim();
+                    let address = str_child(host, "StaticHost.Address")?.trim();
+                    (!name.is_empty()).then(|| (name.to_ascii_lowercase(), address.to_string()))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }

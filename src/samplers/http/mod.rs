@@ -13,8 +13,8 @@
 //!   ([`UserHttp`]), shared by all its HTTP samplers, as a JMeter thread does.
 //!
 //! HTTPS is in [`tls`] (any certificate trusted by default, as in JMeter). Not done yet
-//! (reported by `jmxr check` through the registry notes): embedded resources, Cache and
-//! DNS Cache Managers, Kerberos, HTTP/2.
+//! (reported by `jmxr check` through the registry notes): embedded resources, Cache
+//! Manager, DNS servers of the DNS Cache Manager (its static hosts work), Kerberos, HTTP/2.
 
 mod auth;
 mod client;
@@ -214,6 +214,7 @@ impl HttpSampler {
             connect_timeout,
             read_timeout,
             verify_certificates: hop.url.scheme == "https" && verify_certificates(cx),
+            static_hosts: &self.spec.static_hosts,
         };
         self.reset_connections_for_a_new_user(cx);
         let start_ms = wall_clock_ms();

@@ -199,3 +199,36 @@ async fn md5_keeps_only_the_digest_of_the_body_and_the_wire_size() {
     assert_eq!(result.response_data.len(), 32);
     assert!(result.bytes() > 32 + result.headers_size);
 }
+
+#[tokio::test]
+async fn dns_cache_manager_static_hosts_resolve_names() {
+    let addr = crate::mirror::spawn_local(0).await.expect("mirror");
+    let dns = element(
+        "DNSCacheManager",
+        "DNSCachePanel",
+        "dns",
+        vec![
+            bool_prop("DNSCacheManager.isCustomResolver", true),
+            collection(
+                "DNSCacheManager.hosts",
+                vec![element_prop(
+                    "",
+                    "StaticHost",
+                    vec![
+                        string_prop("StaticHost.Name", "shop.test"),
+                        string_prop("StaticHost.Address", "127.0.0.1"),
+                    ],
+                )],
+            ),
+        ],
+    );
+    let mut el = http_element(addr.port(), "/", vec![]);
+    el.props[0] = string_prop("HTTPSampler.domain", "shop.test");
+    let result = sample_with(&el, &[&dns]).await;
+    assert_eq!(result.response_code, "200", "{}", result.response_message);
+    let echoed = String::from_utf8_lossy(&result.response_data).into_owned();
+    assert!(
+        echoed.contains(&format!("\r\nHost: shop.test:{}\r\n", addr.port())),
+        "{echoed}"
+    );
+}
