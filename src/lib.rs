@@ -14,6 +14,7 @@ pub mod engine;
 pub mod expr;
 pub mod fd_limit;
 pub mod jmx;
+pub mod mirror;
 pub mod plan;
 pub mod report;
 pub mod results;

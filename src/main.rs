@@ -48,6 +48,19 @@ fn main() -> ExitCode {
             }
         }
         Command::Report(config) => run::report(&config),
+        Command::MirrorServer { host, port } => match build_runtime() {
+            Ok(runtime) => match runtime.block_on(jmxr::mirror::serve(&host, port)) {
+                Ok(()) => Outcome::Completed,
+                Err(err) => {
+                    eprintln!("An error occurred: mirror server on {host}:{port}: {err}");
+                    Outcome::BadInput
+                }
+            },
+            Err(err) => {
+                eprintln!("An error occurred: cannot start the runtime: {err}");
+                Outcome::BadInput
+            }
+        },
         Command::Run(config) => {
             let runtime = match tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
@@ -63,4 +76,10 @@ fn main() -> ExitCode {
         }
     };
     ExitCode::from(outcome.exit_code())
+}
+
+fn build_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
 }

@@ -34,16 +34,16 @@ fn check_lists_unsupported_elements_with_paths_and_exits_2() {
     let output = jmxr(dir.path(), &["check", &plan]);
     let stdout = text(&output.stdout);
     assert_eq!(output.status.code(), Some(2), "{stdout}");
-    let http = listed(&stdout, "Test Plan › Users › Login [HTTPSamplerProxy]");
-    assert!(http.trim_start().starts_with("unsupported"), "{http}");
-    assert!(http.contains("unsupported.jmx:22:9"), "{http}");
+    let ftp = listed(&stdout, "Test Plan › Users › Fetch [FTPSampler]");
+    assert!(ftp.trim_start().starts_with("unsupported"), "{ftp}");
+    assert!(ftp.contains("unsupported.jmx:22:9"), "{ftp}");
     let backend = listed(&stdout, "Test Plan › InfluxDB [BackendListener]");
     assert!(backend.trim_start().starts_with("unsupported"), "{backend}");
     assert!(backend.contains("unsupported.jmx:35:7"), "{backend}");
     let debug = listed(&stdout, "Test Plan › Users › Debug [DebugSampler]");
     assert!(debug.trim_start().starts_with("supported"), "{debug}");
     assert!(
-        stdout.contains("HTTP support is planned (issue 3)"),
+        stdout.contains("this protocol is not planned yet"),
         "{stdout}"
     );
     assert!(
@@ -60,7 +60,7 @@ fn run_refuses_unsupported_plan_and_writes_nothing() {
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("unsupported.jmx:22:9"), "{stderr}");
-    assert!(stderr.contains("Login [HTTPSamplerProxy]"), "{stderr}");
+    assert!(stderr.contains("Fetch [FTPSampler]"), "{stderr}");
     assert!(stderr.contains("--skip-unsupported"), "{stderr}");
     assert!(!dir.path().join("out.jtl").exists());
 }
@@ -75,7 +75,7 @@ fn skip_unsupported_runs_the_rest_and_writes_the_jtl() {
     );
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("Login [HTTPSamplerProxy]"), "{stderr}");
+    assert!(stderr.contains("Fetch [FTPSampler]"), "{stderr}");
     let jtl = Jtl::read(&dir.path().join("out.jtl"));
     assert_eq!(jtl.values("label"), vec!["Debug"]);
     assert_eq!(jtl.values("success"), vec!["true"]);

@@ -45,6 +45,8 @@ pub struct RawArgs {
     pub report_at_end: bool,
     /// `-o`: the dashboard folder.
     pub report_out: Option<PathBuf>,
+    /// `mirror-server`: host and port to listen on.
+    pub mirror: Option<(String, u16)>,
 }
 
 /// What to do.
@@ -57,6 +59,11 @@ pub enum Command {
     /// `jmxr udp-sink`: receive and count a UDP load.
     UdpSink(crate::udp_sink::SinkConfig),
     Report(ReportConfig),
+    /// `jmxr mirror-server --port N [--host H]`
+    MirrorServer {
+        host: String,
+        port: u16,
+    },
 }
 
 /// `-g FILE.jtl [-g MORE.jtl ...] -o DIR`: a dashboard from existing results.
@@ -140,6 +147,10 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<RawArgs, CliErro
         return Ok(raw);
     }
     if let Some(first) = args.peek() {
+        if first == "mirror-server" {
+            args.next();
+            return parse_mirror(args);
+        }
         if matches!(first.as_str(), "check" | "run") {
             raw.subcommand = args.next();
         }
@@ -166,6 +177,38 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<RawArgs, CliErro
             }
         } else {
             raw.positional.push(PathBuf::from(arg));
+        }
+    }
+    Ok(raw)
+}
+
+/// `mirror-server` options: `--port N` (default 8081, as JMeter's) and `--host H`
+/// (default 127.0.0.1: the mirror answers anyone who connects, so loopback unless asked).
+fn parse_mirror(args: impl Iterator<Item = String>) -> Result<RawArgs, CliError> {
+    let mut raw = RawArgs {
+        subcommand: Some("mirror-server".into()),
+        mirror: Some(("127.0.0.1".into(), 8081)),
+        ..RawArgs::default()
+    };
+    let mut args = args;
+    while let Some(arg) = args.next() {
+        let mut value = || {
+            args.next()
+                .ok_or_else(|| CliError::Usage(format!("{arg} needs a value")))
+        };
+        let Some((host, port)) = raw.mirror.as_mut() else {
+            break;
+        };
+        match arg.as_str() {
+            "--port" => {
+                let text = value()?;
+                *port = text
+                    .parse()
+                    .map_err(|_| CliError::Usage(format!("invalid port {text:?}")))?;
+            }
+            "--host" => *host = value()?,
+            "-h" | "--help" => raw.help = true,
+            _ => return Err(CliError::Usage(format!("Unknown arg: {arg}"))),
         }
     }
     Ok(raw)
@@ -268,6 +311,9 @@ impl RawArgs {
                 "not supported yet: {}; jmxr does not run remote servers yet",
                 self.not_yet.join(", ")
             )));
+        }
+        if let Some((host, port)) = self.mirror.clone() {
+            return Ok(Command::MirrorServer { host, port });
         }
         let properties = self.properties()?;
         if !self.report_from.is_empty() {
@@ -399,6 +445,7 @@ Usage:
   jmxr -g results.jtl [-g more.jtl ...] -o report-folder [-f]
   jmxr check plan.jmx [more.jmx ...]
   jmxr udp-sink --port N [--host 127.0.0.1] [--duration S] [--report FILE.csv] [--sequence] [--jtl sender.jtl]
+  jmxr mirror-server [--port 8081] [--host 127.0.0.1]   echo HTTP requests as JMeter's mirror server
 
 JMeter options:
   -n, --nongui                  accepted (jmxr is always headless)

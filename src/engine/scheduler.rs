@@ -165,7 +165,7 @@ async fn run_group(
     let mut set = JoinSet::new();
     for k in 0..threads {
         let start_at = start + Duration::from_millis(step_ms * k);
-        let user = UserState::new(
+        let mut user = UserState::new(
             run.clone(),
             ThreadInfo {
                 thread_num: (k + 1) as u32,
@@ -175,6 +175,7 @@ async fn run_group(
             (*base).clone(),
             new_rng(run.seed, (group.id as u64) << 32 | k),
         );
+        user.same_user_on_next_iteration = group.same_user_on_next_iteration;
         let vu = VirtualUser::new(
             user,
             bus.clone(),

@@ -34,6 +34,9 @@ pub struct UserState {
     slots: HashMap<usize, Box<dyn Any + Send + Sync>>,
     /// Thread-group iteration number, 1-based once the first iteration started.
     pub iteration: u64,
+    /// The thread group's "same user on each iteration": when false, elements with
+    /// per-user state (cookies, connections) start afresh each iteration, as JMeter's.
+    pub same_user_on_next_iteration: bool,
     /// The run this user belongs to.
     pub run: Arc<RunShared>,
     /// Set by an element that stops this user (a CSV Data Set at end of file with
@@ -52,6 +55,7 @@ impl UserState {
             pause_lateness: Duration::ZERO,
             slots: HashMap::new(),
             iteration: 0,
+            same_user_on_next_iteration: true,
             run,
             stop_thread: false,
         }

@@ -181,11 +181,11 @@ mod tests {
     #[test]
     fn unsupported_rows_say_whether_they_refuse_the_run() {
         let doc = render();
-        let http = doc
+        let ftp = doc
             .lines()
-            .find(|l| l.contains("`HTTPSamplerProxy`"))
-            .expect("HTTP row");
-        assert!(http.contains("unsupported, refuses the run"), "{http}");
+            .find(|l| l.contains("`FTPSampler`"))
+            .expect("FTP row");
+        assert!(ftp.contains("unsupported, refuses the run"), "{ftp}");
         let backend = doc
             .lines()
             .find(|l| l.contains("`BackendListener`"))

@@ -137,6 +137,10 @@ use Family::*;
 use Status::*;
 
 const HTTP: &str = "HTTP support is planned (issue 3)";
+const HTTP_SAMPLER: &str = "HTTP/1.1 and HTTPS (any certificate trusted, as in JMeter; \
+jmxr.https.verify_certificates=true checks them) with per-user keep-alive, redirects, \
+gzip/deflate/brotli, multipart, file: URLs, Use MD5; embedded resources and HTTP/2 are not \
+implemented yet (issue 3)";
 const DATA: &str = "planned with test data, extractors and assertions (issue 4)";
 const SCRIPT: &str = "scripting is planned on Rhai (issue 7)";
 const WEBSOCKET: &str = "WebSocket is not implemented yet (no issue yet)";
@@ -189,9 +193,9 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "JavaSampler" => Sampler Supported "Java Request" "classes map to native implementations: JavaTest, SleepTest, the UDP sender `com.demo.udp.UdpSampler`; others by property `jmxr.java.<class>=udp` (see docs/udp.md)";
     "TestAction" => Sampler Supported "Flow Control Action" "";
     "SystemSampler" => Sampler Supported "OS Process Sampler" "";
-    "HTTPSamplerProxy" => Sampler Unsupported "HTTP Request" HTTP;
-    "HTTPSampler" => Sampler Unsupported "HTTP Request (Java, legacy)" HTTP;
-    "HTTPSampler2" => Sampler Unsupported "HTTP Request (HttpClient, legacy)" HTTP;
+    "HTTPSamplerProxy" => Sampler Supported "HTTP Request" HTTP_SAMPLER;
+    "HTTPSampler" => Sampler Supported "HTTP Request (Java, legacy)" HTTP_SAMPLER;
+    "HTTPSampler2" => Sampler Supported "HTTP Request (HttpClient, legacy)" HTTP_SAMPLER;
     "com.blazemeter.jmeter.http.ParallelHTTPSampler" => Sampler Unsupported "bzm - Parallel HTTP Requests" HTTP;
     "com.blazemeter.jmeter.http2.sampler.HTTP2Request" => Sampler Unsupported "bzm - HTTP/2 Sampler" HTTP;
     "kg.apc.jmeter.samplers.HTTPRawSampler" => Sampler Unsupported "jp@gc - HTTP Raw Request" HTTP;
@@ -247,18 +251,18 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "com.blazemeter.jmeter.RandomCSVDataSetConfig" => Config Unsupported "bzm - Random CSV Data Set Config" DATA;
     "com.blazemeter.jmeter.DirectoryListingConfig" => Config Unsupported "bzm - Directory Listing Config" DATA;
     "kg.apc.jmeter.config.redis.RedisDataSet" => Config Unsupported "jp@gc - Redis Data Set" PROTO;
-    "ConfigTestElement" gui "HttpDefaultsGui" => Config Unsupported "HTTP Request Defaults" HTTP;
+    "ConfigTestElement" gui "HttpDefaultsGui" => Config Supported "HTTP Request Defaults" "fills absent or empty HTTP Request fields (closest wins) and appends its parameters; boolean defaults are not applied";
     "ConfigTestElement" gui "Http2DefaultsGui" => Config Unsupported "bzm - HTTP/2 Request Defaults" HTTP;
     "ConfigTestElement" gui "LoginConfigGui" => Config Unsupported "Login Config Element" HTTP;
     "ConfigTestElement" gui "TCPConfigGui" => Config Supported "TCP Sampler Config" "defaults merged into TCP Samplers in scope at plan time";
     "ConfigTestElement" gui "FtpConfigGui" => Config Unsupported "FTP Request Defaults" PROTO;
     "ConfigTestElement" gui "LdapConfigGui" => Config Unsupported "LDAP Request Defaults" PROTO;
     "ConfigTestElement" gui "SimpleConfigGui" => Config Unsupported "Simple Config Element" NO_PLUGIN;
-    "HeaderManager" => Config Unsupported "HTTP Header Manager" HTTP;
-    "CookieManager" => Config Unsupported "HTTP Cookie Manager" HTTP;
+    "HeaderManager" => Config Supported "HTTP Header Manager" "managers in scope merge: the innermost wins per header name";
+    "CookieManager" => Config Supported "HTTP Cookie Manager" "per-user jar, standard policy (and ignoreCookies), clearEachIteration or controlledByThreadGroup, user-defined cookies; other policies behave as standard";
     "CacheManager" => Config Unsupported "HTTP Cache Manager" HTTP;
-    "AuthManager" => Config Unsupported "HTTP Authorization Manager" HTTP;
-    "DNSCacheManager" => Config Unsupported "DNS Cache Manager" HTTP;
+    "AuthManager" => Config Supported "HTTP Authorization Manager" "the first entry whose URL prefixes the request: Basic sent pre-emptively, Digest (MD5, qop=auth) in answer to the 401 challenge; Kerberos is not supported (a warning says so)";
+    "DNSCacheManager" => Config Supported "DNS Cache Manager" "the custom resolver's static host table; its DNS servers are not queried (names outside the table use the system resolver, with a warning)";
     "KeystoreConfig" => Config Unsupported "Keystore Configuration" HTTP;
     "JDBCDataSource" => Config Unsupported "JDBC Connection Configuration" PROTO;
     "BoltConnectionElement" => Config Unsupported "Bolt Connection Configuration" PROTO;
@@ -477,8 +481,8 @@ mod tests {
         let composite =
             lookup("kg.apc.jmeter.vizualizers.CompositeResultCollector", "").expect("row");
         assert_eq!(composite.status, Status::Ignored);
-        let http = lookup("HTTPSamplerProxy", "HttpTestSampleGui").expect("row");
-        assert!(http.blocks_run());
+        let ftp = lookup("FTPSampler", "FtpTestSamplerGui").expect("row");
+        assert!(ftp.blocks_run());
         assert!(affects_run(None, "com.example.FancySampler"));
         assert!(!affects_run(None, "com.example.FancyListener"));
     }

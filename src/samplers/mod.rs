@@ -10,12 +10,14 @@
 //!
 //! Families here: [`java`] (Java Request with JMeter's `JavaTest` and `SleepTest`),
 //! [`debug`] (Debug Sampler), [`os_process`] (OS Process Sampler), [`flow_control`]
-//! (Flow Control Action), [`udp`] (the native UDP sender behind Java Request classes and
-//! the jmeter-plugins UDP Request), [`tcp`] (TCP Sampler).
+//! (Flow Control Action), [`http`] (HTTP Request and its managers), [`udp`] (the native
+//! UDP sender behind Java Request classes and the jmeter-plugins UDP Request), [`tcp`]
+//! (TCP Sampler).
 
 pub mod bytes;
 pub mod debug;
 pub mod flow_control;
+pub mod http;
 pub mod java;
 pub mod os_process;
 pub mod tcp;
@@ -50,6 +52,7 @@ pub fn build(
         "TCPSampler" | "org.apache.jmeter.protocol.tcp.sampler.TCPSampler" => {
             Some(tcp::build(cx, configs))
         }
+        "HTTPSamplerProxy" | "HTTPSampler" | "HTTPSampler2" => Some(http::build(cx, configs)),
         _ => None,
     }
 }
@@ -278,7 +281,7 @@ mod tests {
 
     #[test]
     fn unknown_classes_are_not_built_here() {
-        let element = element("HTTPSamplerProxy", "HttpTestSampleGui", "x", vec![]);
+        let element = element("FTPSampler", "FtpTestSamplerGui", "x", vec![]);
         let (sampler, diagnostics) = build_element(&element, &[]);
         assert!(sampler.is_none());
         assert!(diagnostics.is_empty());

@@ -187,3 +187,4 @@ pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
     }
     records
 }
+pub mod http_server;

@@ -1,0 +1,594 @@
+//! A small HTTP/1.1 client over tokio, made to measure what JMeter measures.
+//!
+//! Each virtual user owns a [`Pool`] of kept-alive connections (JMeter's HttpClient 4
+//! keeps one pool per thread). One [`exchange`] sends a request and reads the response,
+//! counting wire bytes both ways and taking three instants from the sample's start:
+//! connection established (Connect: DNS + TCP; 0 when a kept-alive connection is
+//! reused), first body byte (Latency; after the head when the body is empty; 0 when the
+//! response has no body at all, as HttpClient never reads one) and end.
+//!
+//! A kept-alive connection the server has closed in the meantime is detected when the
+//! request gets no answer; the request is then sent once more on a new connection, as
+//! HttpClient's stale-connection check avoids the error in the first place.
+
+use std::net::{IpAddr, SocketAddr};
+use std::ops::Range;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use super::tls::{self, Stream};
+use super::url::Url;
+
+/// Longest response head accepted.
+const MAX_HEAD: usize = 256 * 1024;
+
+/// Room made in the read buffer before each read.
+const READ_BUFFER: usize = 8192;
+
+/// A transport failure, named as JMeter (HttpClient 4 on Java) names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransportError {
+    /// Fully qualified Java exception class.
+    pub class: &'static str,
+    pub message: String,
+}
+
+impl TransportError {
+    fn new(class: &'static str, message: impl Into<String>) -> TransportError {
+        TransportError {
+            class,
+            message: message.into(),
+        }
+    }
+}
+
+/// One open connection and what it has read past the last response.
+struct Conn {
+    key: ConnKey,
+    stream: Stream,
+    /// Read buffer, kept with the connection so that reading allocates nothing.
+    buf: Vec<u8>,
+}
+
+/// Which origin a connection talks to.
+#[derive(PartialEq, Eq)]
+struct ConnKey {
+    https: bool,
+    host: String,
+    port: u16,
+}
+
+impl ConnKey {
+    fn matches(&self, url: &Url) -> bool {
+        self.port == url.effective_port()
+            && self.https == (url.scheme == "https")
+            && self.host == url.host
+    }
+}
+
+/// The kept-alive connections of one virtual user.
+#[derive(Default)]
+pub struct Pool {
+    idle: Vec<Conn>,
+}
+
+impl Pool {
+    /// Closes every kept-alive connection (a new user identity on a new iteration).
+    pub fn clear(&mut self) {
+        self.idle.clear();
+    }
+}
+
+/// What to send.
+pub struct Outgoing<'a> {
+    pub url: &'a Url,
+    pub method: &'a str,
+    /// Request line and headers, ending with the empty line.
+    pub head: &'a [u8],
+    pub body: &'a [u8],
+    pub keep_alive: bool,
+    pub connect_timeout: Option<Duration>,
+    pub read_timeout: Option<Duration>,
+    /// HTTPS: check certificates (off by default, as in JMeter).
+    pub verify_certificates: bool,
+    /// Static host table of a DNS Cache Manager: host → address (or another name).
+    pub static_hosts: &'a [(String, String)],
+}
+
+/// What came back, with the measurements.
+pub struct Incoming {
+    pub status: u16,
+    /// The response head as received, without the final empty line.
+    head: String,
+    /// Where the status line's reason and each header's name and value sit in `head`.
+    reason: Range<usize>,
+    headers: Vec<(Range<usize>, Range<usize>)>,
+    /// Body as received on the wire (before content decoding, after de-chunking).
+    pub body: Vec<u8>,
+    /// Bytes received for this exchange: head and body as transferred.
+    pub received: i64,
+    pub sent: i64,
+    pub connect_ms: i64,
+    pub latency_ms: i64,
+}
+
+impl Incoming {
+    /// The head as received: status line and header lines separated by CRLF.
+    pub fn head(&self) -> &str {
+        &self.head
+    }
+
+    pub fn reason(&self) -> &str {
+        &self.head[self.reason.clone()]
+    }
+
+    /// Headers in order, names and values trimmed.
+    pub fn headers(&self) -> impl DoubleEndedIterator<Item = (&str, &str)> + '_ {
+        self.headers
+            .iter()
+            .map(|(n, v)| (&self.head[n.clone()], &self.head[v.clone()]))
+    }
+
+    pub fn header_count(&self) -> usize {
+        self.headers.len()
+    }
+
+    /// The last header `name` (case-insensitive), as HttpClient's `getLastHeader`.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers()
+            .rev()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v)
+    }
+}
+
+/// Sends `out` on a kept-alive or new connection and reads the response.
+pub async fn exchange(
+    pool: &mut Pool,
+    out: &Outgoing<'_>,
+    started: Instant,
+) -> Result<Incoming, TransportError> {
+    if let Some(pos) = pool.idle.iter().position(|c| c.key.matches(out.url)) {
+        let mut conn = pool.idle.swap_remove(pos);
+        match send_and_read(&mut conn, out, started, 0).await {
+            Ok((incoming, reusable)) => {
+                if reusable {
+                    pool.idle.push(conn);
+                }
+                return Ok(incoming);
+            }
+            Err(Attempt::Stale) => {}
+            Err(Attempt::Failed(err)) => return Err(err),
+        }
+    }
+    let tcp = connect(out.url, out.connect_timeout, out.static_hosts).await?;
+    let _ = tcp.set_nodelay(true);
+    let stream = if out.url.scheme == "https" {
+        let host = out.url.host.trim_start_matches('[').trim_end_matches(']');
+        tls::handshake(tcp, host, out.verify_certificates)
+            .await
+            .map_err(|e| {
+                TransportError::new("javax.net.ssl.SSLHandshakeException", e.to_string())
+            })?
+    } else {
+        Stream::Plain(tcp)
+    };
+    // Connect covers DNS, TCP and the TLS handshake, as HttpClient's connect does.
+    let connect_ms = millis_since(started);
+    let key = ConnKey {
+        https: out.url.scheme == "https",
+        host: out.url.host.clone(),
+        port: out.url.effective_port(),
+    };
+    let mut conn = Conn {
+        key,
+        stream,
+        buf: Vec::with_capacity(READ_BUFFER),
+    };
+    match send_and_read(&mut conn, out, started, connect_ms).await {
+        Ok((incoming, reusable)) => {
+            if reusable {
+                pool.idle.push(conn);
+            }
+            Ok(incoming)
+        }
+        Err(Attempt::Stale) => Err(no_response(out.url)),
+        Err(Attempt::Failed(err)) => Err(err),
+    }
+}
+
+fn no_response(url: &Url) -> TransportError {
+    TransportError::new(
+        "org.apache.http.NoHttpResponseException",
+        format!("{}:{} failed to respond", url.host, url.effective_port()),
+    )
+}
+
+fn millis_since(started: Instant) -> i64 {
+    i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Resolves and connects, trying each address in turn.
+async fn connect(
+    url: &Url,
+    timeout: Option<Duration>,
+    static_hosts: &[(String, String)],
+) -> Result<TcpStream, TransportError> {
+    let port = url.effective_port();
+    let host = url.host.trim_start_matches('[').trim_end_matches(']');
+    let lookup = static_hosts
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(host))
+        .map_or(host, |(_, address)| address.as_str());
+    let addrs: Vec<SocketAddr> = match tokio::net::lookup_host((lookup, port)).await {
+        Ok(addrs) => addrs.collect(),
+        Err(_) => Vec::new(),
+    };
+    if addrs.is_empty() {
+        return Err(TransportError::new(
+            "java.net.UnknownHostException",
+            format!("{host}: Name or service not known"),
+        ));
+    }
+    let listed: Vec<String> = addrs
+        .iter()
+        .map(|a| format!("{host}/{}", java_ip(a.ip())))
+        .collect();
+    let prefix = format!("Connect to {host}:{port} [{}] failed: ", listed.join(", "));
+    let mut last = None;
+    for addr in &addrs {
+        let attempt = TcpStream::connect(addr);
+        let result = match timeout {
+            Some(limit) => match tokio::time::timeout(limit, attempt).await {
+                Ok(result) => result,
+                Err(_) => {
+                    return Err(TransportError::new(
+                        "org.apache.http.conn.ConnectTimeoutException",
+                        format!("{prefix}Connect timed out"),
+                    ))
+                }
+            },
+            None => attempt.await,
+        };
+        match result {
+            Ok(stream) => return Ok(stream),
+            Err(err) => last = Some(err),
+        }
+    }
+    let reason = match last.map(|e| e.kind()) {
+        Some(std::io::ErrorKind::ConnectionRefused) | None => "Connection refused".to_string(),
+        Some(kind) => kind.to_string(),
+    };
+    Err(TransportError::new(
+        "org.apache.http.conn.HttpHostConnectException",
+        format!("{prefix}{reason}"),
+    ))
+}
+
+/// An IP address as Java's `InetAddress.getHostAddress` writes it (IPv6 uncompressed).
+fn java_ip(ip: IpAddr) -> String {
+    match ip {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => v6
+            .segments()
+            .iter()
+            .map(|s| format!("{s:x}"))
+            .collect::<Vec<_>>()
+            .join(":"),
+    }
+}
+
+enum Attempt {
+    /// A reused connection gave no answer at all: retry on a new one.
+    Stale,
+    Failed(TransportError),
+}
+
+async fn send_and_read(
+    conn: &mut Conn,
+    out: &Outgoing<'_>,
+    started: Instant,
+    connect_ms: i64,
+) -> Result<(Incoming, bool), Attempt> {
+    let reused = connect_ms == 0;
+    let write = async {
+        conn.stream.write_all(out.head).await?;
+        if !out.body.is_empty() {
+            conn.stream.write_all(out.body).await?;
+        }
+        conn.stream.flush().await
+    };
+    if let Err(err) = write.await {
+        return Err(if reused {
+            Attempt::Stale
+        } else {
+            Attempt::Failed(io_error(&err))
+        });
+    }
+    let sent = (out.head.len() + out.body.len()) as i64;
+    conn.buf.clear();
+    let mut reader = Reader {
+        stream: &mut conn.stream,
+        buf: &mut conn.buf,
+        pos: 0,
+        received: 0,
+        timeout: out.read_timeout,
+    };
+    let head_len = match reader.read_head().await {
+        Ok(Some(len)) => len,
+        Ok(None) if reused => return Err(Attempt::Stale),
+        Ok(None) => return Err(Attempt::Failed(no_response(out.url))),
+        Err(err) => return Err(Attempt::Failed(err)),
+    };
+    let head = match std::str::from_utf8(&reader.buf[..head_len - 4]) {
+        Ok(text) => text.to_string(),
+        Err(_) => String::from_utf8_lossy(&reader.buf[..head_len - 4]).into_owned(),
+    };
+    reader.pos = head_len;
+    let (status, reason, headers) = parse_head(&head);
+    let mut incoming = Incoming {
+        status,
+        head,
+        reason,
+        headers,
+        body: Vec::new(),
+        received: 0,
+        sent,
+        connect_ms,
+        latency_ms: 0,
+    };
+    let framing = framing(out.method, &incoming);
+    let body_result = reader.read_body(framing, started).await;
+    let latency = body_result.map_err(Attempt::Failed)?;
+    incoming.latency_ms = latency.unwrap_or(0);
+    incoming.body = reader.body();
+    incoming.received = reader.received;
+    let close = incoming
+        .header("Connection")
+        .is_some_and(|v| v.eq_ignore_ascii_case("close"));
+    let http11_or_kept = incoming.head.starts_with("HTTP/1.1")
+        || incoming
+            .header("Connection")
+            .is_some_and(|v| v.eq_ignore_ascii_case("keep-alive"));
+    let reusable =
+        out.keep_alive && !close && http11_or_kept && !matches!(framing, Framing::UntilClose);
+    Ok((incoming, reusable))
+}
+
+/// Status code, reason and header positions of a response head.
+type ParsedHead = (u16, Range<usize>, Vec<(Range<usize>, Range<usize>)>);
+
+/// Finds the status code, the reason and the headers in a response head.
+fn parse_head(head: &str) -> ParsedHead {
+    // Lines end in CRLF; searching for the LF byte is the fast path.
+    let line_end = |from: usize| head[from..].find('\n').map_or(head.len(), |p| from + p);
+    let without_cr = |start: usize, end: usize| {
+        if end > start && head.as_bytes()[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        }
+    };
+    let first = line_end(0);
+    let status_end = without_cr(0, first);
+    let status_line = &head[..status_end];
+    let mut parts = status_line.splitn(3, ' ');
+    let _version = parts.next();
+    let status = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let reason_start = parts
+        .next()
+        .map_or(status_end, |r| r.as_ptr() as usize - head.as_ptr() as usize);
+    let mut headers = Vec::with_capacity(12);
+    let mut start = first + 1;
+    while start < head.len() {
+        let next = line_end(start);
+        let end = without_cr(start, next);
+        if let Some(colon) = head[start..end].find(':') {
+            let name = trimmed(head, start, start + colon);
+            let value = trimmed(head, start + colon + 1, end);
+            headers.push((name, value));
+        }
+        start = next + 1;
+    }
+    (status, reason_start..status_end, headers)
+}
+
+/// The range `start..end` of `text` without surrounding whitespace.
+fn trimmed(text: &str, start: usize, end: usize) -> Range<usize> {
+    let slice = &text[start..end];
+    let lead = slice.len() - slice.trim_start().len();
+    let trail = slice.len() - slice.trim_end().len();
+    (start + lead)..(end - trail).max(start + lead)
+}
+
+/// How the body of a response is delimited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Framing {
+    None,
+    Length(usize),
+    Chunked,
+    UntilClose,
+}
+
+fn framing(method: &str, incoming: &Incoming) -> Framing {
+    if method == "HEAD" || incoming.status < 200 || matches!(incoming.status, 204 | 304) {
+        return Framing::None;
+    }
+    if incoming
+        .header("Transfer-Encoding")
+        .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
+    {
+        return Framing::Chunked;
+    }
+    match incoming.header("Content-Length").map(|v| v.trim().parse()) {
+        Some(Ok(length)) => Framing::Length(length),
+        _ => Framing::UntilClose,
+    }
+}
+
+fn io_error(err: &std::io::Error) -> TransportError {
+    if err.kind() == std::io::ErrorKind::TimedOut {
+        return TransportError::new("java.net.SocketTimeoutException", "Read timed out");
+    }
+    TransportError::new("java.net.SocketException", err.to_string())
+}
+
+/// Reads from the connection with a per-read timeout, counting every byte.
+struct Reader<'a> {
+    stream: &'a mut Stream,
+    buf: &'a mut Vec<u8>,
+    /// Start of unread data in `buf`.
+    pos: usize,
+    received: i64,
+    timeout: Option<Duration>,
+}
+
+impl Reader<'_> {
+    /// Reads more bytes into `buf`; 0 at end of stream.
+    async fn fill(&mut self) -> Result<usize, TransportError> {
+        self.buf.reserve(READ_BUFFER);
+        let read = self.stream.read_buf(self.buf);
+        let n = match self.timeout {
+            Some(limit) => tokio::time::timeout(limit, read).await.map_err(|_| {
+                TransportError::new("java.net.SocketTimeoutException", "Read timed out")
+            })?,
+            None => read.await,
+        }
+        .map_err(|e| io_error(&e))?;
+        self.received += n as i64;
+        Ok(n)
+    }
+
+    /// Reads up to the end of the head; returns its length including the empty line,
+    /// or `None` when the stream ended before any byte.
+    async fn read_head(&mut self) -> Result<Option<usize>, TransportError> {
+        let mut searched = 0;
+        loop {
+            if let Some(pos) = find(&self.buf[searched..], b"\r\n\r\n") {
+                return Ok(Some(searched + pos + 4));
+            }
+            searched = self.buf.len().saturating_sub(3);
+            if self.buf.len() > MAX_HEAD {
+                return Err(TransportError::new(
+                    "org.apache.http.ProtocolException",
+                    "Response head too large",
+                ));
+            }
+            if self.fill().await? == 0 {
+                return if self.buf.is_empty() {
+                    Ok(None)
+                } else {
+                    Err(TransportError::new(
+                        "org.apache.http.ConnectionClosedException",
+                        "Premature end of response head",
+                    ))
+                };
+            }
+        }
+    }
+
+    /// A copy of the body read (after `pos`); the buffer stays with the connection.
+    fn body(&self) -> Vec<u8> {
+        self.buf[self.pos..].to_vec()
+    }
+
+    /// Reads the body into `buf[pos..]` (de-chunked); returns the latency in ms when a
+    /// body was expected.
+    async fn read_body(
+        &mut self,
+        framing: Framing,
+        started: Instant,
+    ) -> Result<Option<i64>, TransportError> {
+        match framing {
+            Framing::None => Ok(None),
+            Framing::Length(length) => {
+                let mut latency = None;
+                if self.buf.len() > self.pos || length == 0 {
+                    latency = Some(millis_since(started));
+                }
+                while self.buf.len() - self.pos < length {
+                    if self.fill().await? == 0 {
+                        return Err(premature(length, self.buf.len() - self.pos));
+                    }
+                    latency.get_or_insert_with(|| millis_since(started));
+                }
+                self.buf.truncate(self.pos + length);
+                Ok(latency.or(Some(millis_since(started))))
+            }
+            Framing::UntilClose => {
+                let mut latency = (self.buf.len() > self.pos).then(|| millis_since(started));
+                while self.fill().await? > 0 {
+                    latency.get_or_insert_with(|| millis_since(started));
+                }
+                Ok(latency.or(Some(millis_since(started))))
+            }
+            Framing::Chunked => self.read_chunked(started).await.map(Some),
+        }
+    }
+
+    async fn read_chunked(&mut self, started: Instant) -> Result<i64, TransportError> {
+        let mut body = Vec::new();
+        let mut cursor = self.pos;
+        let mut latency = None;
+        loop {
+            let line_end = loop {
+                if let Some(p) = find(&self.buf[cursor..], b"\r\n") {
+                    break cursor + p;
+                }
+                if self.fill().await? == 0 {
+                    return Err(premature(0, body.len()));
+                }
+            };
+            latency.get_or_insert_with(|| millis_since(started));
+            let size_text = String::from_utf8_lossy(&self.buf[cursor..line_end]);
+            let size_text = size_text.split(';').next().unwrap_or("").trim().to_string();
+            let size = usize::from_str_radix(&size_text, 16).map_err(|_| {
+                TransportError::new(
+                    "org.apache.http.MalformedChunkCodingException",
+                    "Bad chunk header",
+                )
+            })?;
+            cursor = line_end + 2;
+            if size == 0 {
+                // Trailers end with an empty line.
+                loop {
+                    if let Some(p) = find(&self.buf[cursor..], b"\r\n") {
+                        let empty = p == 0;
+                        cursor += p + 2;
+                        if empty {
+                            break;
+                        }
+                        continue;
+                    }
+                    if self.fill().await? == 0 {
+                        break;
+                    }
+                }
+                break;
+            }
+            while self.buf.len() < cursor + size + 2 {
+                if self.fill().await? == 0 {
+                    return Err(premature(size, self.buf.len() - cursor));
+                }
+            }
+            body.extend_from_slice(&self.buf[cursor..cursor + size]);
+            cursor += size + 2;
+        }
+        self.buf.truncate(self.pos);
+        self.buf.extend_from_slice(&body);
+        Ok(latency.unwrap_or_else(|| millis_since(started)))
+    }
+}
+
+fn premature(expected: usize, got: usize) -> TransportError {
+    TransportError::new(
+        "org.apache.http.ConnectionClosedException",
+        format!("Premature end of Content-Length delimited message body (expected: {expected}; received: {got})"),
+    )
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}

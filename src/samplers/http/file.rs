@@ -1,0 +1,46 @@
+//! `file:` URLs: JMeter reads the file through Java's URL connection (its Java HTTP
+//! implementation). The sample has code `200`, message `OK`, no headers, the file as
+//! body and its length as bytes; a missing file is a `FileNotFoundException`.
+//! Relative paths resolve against the working folder, as Java does.
+
+use std::sync::Arc;
+
+use super::client::TransportError;
+use super::response;
+use super::url::Url;
+use crate::plan::SampleContext;
+use crate::results::SampleResult;
+use crate::samplers::{new_result, Stopwatch};
+
+pub fn sample(cx: &SampleContext<'_>, label: Arc<str>, url: &Url) -> SampleResult {
+    let mut result = new_result(cx, label);
+    result.is_http = true;
+    result.http_method = "GET".into();
+    result.url = Some(url.to_string());
+    let watch = Stopwatch::start();
+    let path = percent_encoding::percent_decode_str(&url.path_and_query)
+        .decode_utf8_lossy()
+        .into_owned();
+    match std::fs::read(&path) {
+        Ok(data) => {
+            result.response_code = "200".into();
+            result.response_message = "OK".into();
+            result.data_type = "text";
+            result.response_data = data;
+            result.set_success(true);
+        }
+        Err(err) => {
+            let reason = match err.kind() {
+                std::io::ErrorKind::NotFound => "No such file or directory".to_string(),
+                _ => err.to_string(),
+            };
+            let error = TransportError {
+                class: "java.io.FileNotFoundException",
+                message: format!("{path} ({reason})"),
+            };
+            response::fill_error(&mut result, &error);
+        }
+    }
+    watch.stop(&mut result);
+    result
+}

@@ -1,0 +1,583 @@
+//! HTTP Request (`HTTPSamplerProxy`, and the legacy `HTTPSampler`/`HTTPSampler2`
+//! classes), with the managers and defaults that reach it through its scope.
+//!
+//! How the parts connect:
+//! * [`config`] reads the sampler and merges HTTP Request Defaults, Header, Cookie and
+//!   Authorization Managers once, at plan time, into an [`config::HttpSpec`].
+//! * At sample time [`request`] evaluates the templates into a URL and a body,
+//!   this module writes the request head (headers in HttpClient 4's order) and
+//!   [`client`] exchanges it over the user's own keep-alive connections.
+//! * [`response`] turns the answer or the transport error into a `SampleResult`;
+//!   redirects followed by JMeter become sub-results here, as `HTTPSamplerBase` makes them.
+//! * Each virtual user keeps its connections and cookie jars in one slot
+//!   ([`UserHttp`]), shared by all its HTTP samplers, as a JMeter thread does.
+//!
+//! HTTPS is in [`tls`] (any certificate trusted by default, as in JMeter). Not done yet
+//! (reported by `jmxr check` through the registry notes): embedded resources, Cache
+//! Manager, DNS servers of the DNS Cache Manager (its static hosts work), Kerberos, HTTP/2.
+
+mod auth;
+mod client;
+mod config;
+mod cookies;
+mod file;
+mod redirects;
+mod request;
+mod response;
+mod tls;
+mod url;
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+
+use crate::jmx::Element;
+use crate::plan::{BuildContext, SampleContext, Sampler};
+use crate::results::SampleResult;
+
+use self::client::{Outgoing, Pool, TransportError};
+use self::config::HttpSpec;
+use self::url::Url;
+use super::{new_result, wall_clock_ms};
+
+/// The slot holding a user's HTTP state; one per user whatever the sampler, as JMeter's
+/// per-thread HttpClient state is.
+const HTTP_SLOT: usize = usize::MAX - 0x4854;
+
+/// What a virtual user keeps between HTTP samples.
+#[derive(Default)]
+struct UserHttp {
+    pool: Pool,
+    /// The thread-group iteration of the last request.
+    iteration: Option<u64>,
+    /// One jar per Cookie Manager, keyed by the manager's location in the plan.
+    jars: HashMap<String, cookies::Jar>,
+}
+
+/// What jmxr sends as `User-Agent` unless the plan sets one.
+const USER_AGENT: &str = concat!("jmxr/", env!("CARGO_PKG_VERSION"));
+
+/// An HTTP Request with its merged configuration.
+pub struct HttpSampler {
+    spec: HttpSpec,
+    /// Method, URL and its text when they cannot change between samples.
+    fixed: Option<(String, Url, String)>,
+    /// Connect and response timeouts when both are constants.
+    fixed_timeouts: Option<(Option<Duration>, Option<Duration>)>,
+}
+
+/// Builds an HTTP Request from its element and the config elements in its scope.
+pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn Sampler> {
+    let spec = config::read(cx, configs);
+    let fixed = request::fixed_url(&spec).map(|(method, url)| {
+        let text = url.to_string();
+        (method, url, text)
+    });
+    let fixed_timeouts = match (
+        spec.connect_timeout.as_literal(),
+        spec.response_timeout.as_literal(),
+    ) {
+        (Some(connect), Some(response)) => Some((timeout(connect), timeout(response))),
+        _ => None,
+    };
+    Arc::new(HttpSampler {
+        spec,
+        fixed,
+        fixed_timeouts,
+    })
+}
+
+/// A timeout in ms; empty, 0 or invalid means none.
+fn timeout(text: &str) -> Option<Duration> {
+    text.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|ms| *ms > 0)
+        .map(Duration::from_millis)
+}
+
+/// One hop's request, evaluated.
+struct Hop<'a> {
+    url: &'a Url,
+    /// `url` as text.
+    url_text: &'a str,
+    method: &'a str,
+    body: Option<&'a request::Body>,
+}
+
+#[async_trait]
+impl Sampler for HttpSampler {
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
+        if let Some((method, url, url_text)) = &self.fixed {
+            if url.scheme != "file" {
+                let hop = Hop {
+                    url,
+                    url_text,
+                    method,
+                    body: None,
+                };
+                let first = self.one_hop(cx, &hop).await;
+                return Some(self.after_first(cx, first, method).await);
+            }
+        }
+        let label = cx.label.clone();
+        let method = {
+            let text = self.spec.method.eval(&mut cx.user.eval(&label));
+            let text = text.trim().to_ascii_uppercase();
+            if text.is_empty() {
+                "GET".to_string()
+            } else {
+                text
+            }
+        };
+        let (url, body) = match request::build_url(&self.spec, cx.user, &label, &method) {
+            Ok(built) => built,
+            Err(message) => {
+                let mut result = new_result(cx, label);
+                result.is_http = true;
+                result.start_time = wall_clock_ms();
+                result.end_time = result.start_time;
+                let error = TransportError {
+                    class: "java.net.MalformedURLException",
+                    message,
+                };
+                response::fill_error(&mut result, &error);
+                return Some(result);
+            }
+        };
+        if url.scheme == "file" {
+            return Some(file::sample(cx, label, &url));
+        }
+        let url_text = url.to_string();
+        let hop = Hop {
+            url: &url,
+            url_text: &url_text,
+            method: &method,
+            body: body.as_ref(),
+        };
+        let first = self.one_hop(cx, &hop).await;
+        Some(self.after_first(cx, first, &method).await)
+    }
+}
+
+impl HttpSampler {
+    /// Redirects after the first response, as the sampler is set to handle them.
+    async fn after_first(
+        &self,
+        cx: &mut SampleContext<'_>,
+        first: SampleResult,
+        method: &str,
+    ) -> SampleResult {
+        let redirect = first.redirect_location.is_some();
+        if redirect && self.spec.auto_redirects && matches!(method, "GET" | "HEAD") {
+            return self.auto_redirects(cx, first).await;
+        }
+        if redirect && self.spec.follow_redirects && !self.spec.auto_redirects {
+            return self.follow_redirects(cx, first).await;
+        }
+        first
+    }
+
+    /// Sends one request and records it as one sample.
+    async fn one_hop(&self, cx: &mut SampleContext<'_>, hop: &Hop<'_>) -> SampleResult {
+        let label = cx.label.clone();
+        let mut result = new_result(cx, label.clone());
+        result.is_http = true;
+        result.url = Some(hop.url_text.to_string());
+        result.http_method = hop.method.to_string();
+        let (head, request_headers, cookie) = self.request_head(cx, hop, None);
+        result.request_headers = request_headers;
+        result.cookies = cookie;
+        result.query_string = match hop.body {
+            Some(body) => body.shown.clone(),
+            None => hop
+                .url
+                .path_and_query
+                .split_once('?')
+                .map(|(_, q)| q.to_string())
+                .unwrap_or_default(),
+        };
+        result.sampler_data = sampler_data(hop, &result.cookies);
+        let (connect_timeout, read_timeout) = match self.fixed_timeouts {
+            Some(fixed) => fixed,
+            None => self.timeouts(cx, &label),
+        };
+        let mut out = Outgoing {
+            url: hop.url,
+            method: hop.method,
+            head: head.as_bytes(),
+            body: hop.body.map_or(&[][..], |b| &b.bytes[..]),
+            keep_alive: self.spec.keep_alive,
+            connect_timeout,
+            read_timeout,
+            verify_certificates: hop.url.scheme == "https" && verify_certificates(cx),
+            static_hosts: &self.spec.static_hosts,
+        };
+        self.reset_connections_for_a_new_user(cx);
+        let start_ms = wall_clock_ms();
+        let started = Instant::now();
+        let mut exchanged = {
+            let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+            client::exchange(&mut state.pool, &out, started).await
+        };
+        // A Digest challenge is answered within the same sample, as HttpClient does.
+        if let Some(answer) = self.digest_answer(cx, hop, &exchanged) {
+            let (answered, request_headers, _) = self.request_head(cx, hop, Some(&answer));
+            out.head = answered.as_bytes();
+            result.request_headers = request_headers;
+            let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+            exchanged = client::exchange(&mut state.pool, &out, started).await;
+        }
+        let elapsed = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
+        result.start_time = start_ms;
+        result.elapsed = elapsed;
+        result.end_time = start_ms + elapsed;
+        match exchanged {
+            Ok(incoming) => {
+                let set_cookies: Vec<String> = incoming
+                    .headers()
+                    .filter(|(n, _)| n.eq_ignore_ascii_case("Set-Cookie"))
+                    .map(|(_, v)| v.to_string())
+                    .collect();
+                response::fill(&mut result, incoming);
+                if self.spec.md5 {
+                    result.response_data = auth::md5_hex(&result.response_data).into_bytes();
+                }
+                self.store_cookies(cx, hop.url, &set_cookies);
+            }
+            Err(error) if self.java_implementation(cx) => {
+                response::fill_error(&mut result, &java_error(error));
+            }
+            Err(error) => response::fill_error(&mut result, &error),
+        }
+        result
+    }
+
+    /// Whether the sampler runs as JMeter's `Java` implementation (its own field, the
+    /// defaults', else property `jmeter.httpsampler`): only error names differ here.
+    fn java_implementation(&self, cx: &mut SampleContext<'_>) -> bool {
+        let label = cx.label.clone();
+        let own = self.spec.implementation.eval(&mut cx.user.eval(&label));
+        let name = if own.trim().is_empty() {
+            cx.user
+                .run
+                .props
+                .get("jmeter.httpsampler")
+                .unwrap_or_default()
+        } else {
+            own
+        };
+        name.trim().eq_ignore_ascii_case("Java")
+    }
+
+    fn timeouts(
+        &self,
+        cx: &mut SampleContext<'_>,
+        label: &str,
+    ) -> (Option<Duration>, Option<Duration>) {
+        let mut ev = cx.user.eval(label);
+        (
+            timeout(&self.spec.connect_timeout.eval(&mut ev)),
+            timeout(&self.spec.response_timeout.eval(&mut ev)),
+        )
+    }
+
+    /// The request head in HttpClient 4's order: `Connection`, the Header Manager's
+    /// headers, `Cookie`, then what the client adds (`Authorization`, `Content-Length`,
+    /// `Content-Type`, `Host`, `User-Agent`) unless the plan set them. Returns the head,
+    /// the request headers as JMeter records them (all but `Cookie`) and the cookies.
+    fn request_head(
+        &self,
+        cx: &mut SampleContext<'_>,
+        hop: &Hop<'_>,
+        answer: Option<&str>,
+    ) -> (String, String, String) {
+        let label = cx.label.clone();
+        let mut headers: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::with_capacity(8);
+        let connection = if self.spec.keep_alive {
+            "keep-alive"
+        } else {
+            "close"
+        };
+        headers.push(("Connection".into(), connection.into()));
+        // A Cookie header set in a Header Manager is sent when the Cookie Manager has
+        // none to send, and shown as the sample's cookies either way.
+        let mut manager_cookie = String::new();
+        {
+            let mut ev = cx.user.eval(&label);
+            for (name, value) in &self.spec.headers {
+                let value = match value.as_literal() {
+                    Some(text) => Cow::Borrowed(text),
+                    None => Cow::Owned(value.eval(&mut ev)),
+                };
+                if name.eq_ignore_ascii_case("Cookie") {
+                    manager_cookie = value.into_owned();
+                } else if name.eq_ignore_ascii_case("Connection") {
+                    headers[0].1 = value;
+                } else {
+                    headers.push((name.as_str().into(), value));
+                }
+            }
+        }
+        let has = |headers: &[(Cow<'_, str>, Cow<'_, str>)], name: &str| {
+            headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
+        };
+        let mut cookie = self.cookie_header(cx, hop.url);
+        if cookie.is_empty() {
+            cookie = manager_cookie;
+        }
+        let authorization = match answer {
+            Some(answer) => Some(answer.to_string()),
+            None => self
+                .credentials(cx, hop.url)
+                .and_then(|c| auth::preemptive(&c)),
+        };
+        if let Some(auth) = authorization {
+            if !has(&headers, "Authorization") {
+                headers.push(("Authorization".into(), auth.into()));
+            }
+        }
+        if let Some(body) = hop.body {
+            headers.push(("Content-Length".into(), body.bytes.len().to_string().into()));
+            if let Some(content_type) = &body.content_type {
+                if !has(&headers, "Content-Type") {
+                    headers.push(("Content-Type".into(), content_type.as_str().into()));
+                }
+            }
+        }
+        let mut add_host = !has(&headers, "Host");
+        let client_agent = !has(&headers, "User-Agent");
+        if client_agent {
+            headers.push(("User-Agent".into(), USER_AGENT.into()));
+        }
+        let mut head = String::with_capacity(256);
+        head.push_str(hop.method);
+        head.push(' ');
+        head.push_str(&hop.url.path_and_query);
+        head.push_str(" HTTP/1.1\r\n");
+        let mut recorded = String::with_capacity(200);
+        let last = headers.len() - 1;
+        for (i, (name, value)) in headers.iter().enumerate() {
+            if i == 1 && !cookie.is_empty() {
+                push_header(&mut head, "Cookie", &cookie, "\r\n");
+            }
+            // HttpClient adds Host after the body headers and before its User-Agent.
+            if add_host && (i == last && client_agent) {
+                let host = hop.url.host_header();
+                push_header(&mut head, "Host", &host, "\r\n");
+                push_header(&mut recorded, "Host", &host, "\n");
+                add_host = false;
+            }
+            push_header(&mut head, name, value, "\r\n");
+            push_header(&mut recorded, name, value, "\n");
+        }
+        if add_host {
+            let host = hop.url.host_header();
+            push_header(&mut head, "Host", &host, "\r\n");
+            push_header(&mut recorded, "Host", &host, "\n");
+        }
+        head.push_str("\r\n");
+        (head, recorded, cookie)
+    }
+
+    /// The user's jar for the Cookie Manager in scope, cleared at a new iteration when
+    /// the manager asks, and seeded with the manager's own cookies.
+    fn jar<'u>(&self, cx: &'u mut SampleContext<'_>) -> Option<&'u mut cookies::Jar> {
+        let manager = self.spec.cookie_manager.as_ref().filter(|m| !m.ignore)?;
+        let label = cx.label.clone();
+        let iteration = cx.user.iteration;
+        let clears = if manager.controlled_by_thread_group {
+            !cx.user.same_user_on_next_iteration
+        } else {
+            manager.clear_each_iteration
+        };
+        let fresh = {
+            let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+            let jar = state.jars.entry(manager.key.clone()).or_default();
+            if jar.iteration != Some(iteration) && clears {
+                jar.clear();
+            }
+            jar.iteration = Some(iteration);
+            !std::mem::replace(&mut jar.seeded, true)
+        };
+        if fresh && !manager.cookies.is_empty() {
+            let seeded: Vec<(String, String, String, String, bool)> = {
+                let mut ev = cx.user.eval(&label);
+                manager
+                    .cookies
+                    .iter()
+                    .map(|c| {
+                        (
+                            c.name.clone(),
+                            c.value.eval(&mut ev),
+                            c.domain.eval(&mut ev),
+                            c.path.eval(&mut ev),
+                            c.secure,
+                        )
+                    })
+                    .collect()
+            };
+            let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+            let jar = state.jars.entry(manager.key.clone()).or_default();
+            for (name, value, domain, path, secure) in seeded {
+                jar.add_static(&name, &value, &domain, &path, secure);
+            }
+        }
+        let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+        state.jars.get_mut(&manager.key)
+    }
+
+    fn cookie_header(&self, cx: &mut SampleContext<'_>, url: &Url) -> String {
+        self.jar(cx)
+            .map(|jar| jar.header_for(url))
+            .unwrap_or_default()
+    }
+
+    fn store_cookies(&self, cx: &mut SampleContext<'_>, url: &Url, values: &[String]) {
+        if values.is_empty() {
+            return;
+        }
+        if let Some(jar) = self.jar(cx) {
+            let refs: Vec<&str> = values.iter().map(String::as_str).collect();
+            jar.store(url, &refs);
+        }
+    }
+
+    /// When the thread group starts a new user each iteration, the connections of the
+    /// previous iteration are closed (`httpclient.reset_state_on_thread_group_iteration`,
+    /// true unless set to false), as JMeter resets its HttpClient state.
+    fn reset_connections_for_a_new_user(&self, cx: &mut SampleContext<'_>) {
+        let iteration = cx.user.iteration;
+        let reset = !cx.user.same_user_on_next_iteration
+            && cx
+                .user
+                .run
+                .props
+                .get("httpclient.reset_state_on_thread_group_iteration")
+                .is_none_or(|v| !v.trim().eq_ignore_ascii_case("false"));
+        let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+        if state.iteration != Some(iteration) {
+            if reset && state.iteration.is_some() {
+                state.pool.clear();
+            }
+            state.iteration = Some(iteration);
+        }
+    }
+
+    /// The `Authorization` answer to a Digest challenge in `exchanged`, when an
+    /// Authorization Manager entry with Digest credentials applies.
+    fn digest_answer(
+        &self,
+        cx: &mut SampleContext<'_>,
+        hop: &Hop<'_>,
+        exchanged: &Result<client::Incoming, TransportError>,
+    ) -> Option<String> {
+        let incoming = exchanged.as_ref().ok().filter(|i| i.status == 401)?;
+        let challenge = incoming
+            .headers()
+            .filter(|(n, _)| n.eq_ignore_ascii_case("WWW-Authenticate"))
+            .map(|(_, v)| v)
+            .find(|v| {
+                v.trim_start()
+                    .get(..6)
+                    .is_some_and(|p| p.eq_ignore_ascii_case("digest"))
+            })?
+            .to_string();
+        let credentials = self.credentials(cx, hop.url)?;
+        let cnonce = format!("{:016x}", rand::Rng::gen::<u64>(&mut cx.user.rng));
+        auth::digest(
+            &credentials,
+            &challenge,
+            hop.method,
+            &hop.url.path_and_query,
+            &cnonce,
+        )
+    }
+}
+
+/// Whether the run asked for certificate checking (see [`tls`]).
+fn verify_certificates(cx: &SampleContext<'_>) -> bool {
+    cx.user
+        .run
+        .props
+        .get(tls::VERIFY_PROPERTY)
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+}
+
+/// Appends `name: value` and the line end.
+fn push_header(out: &mut String, name: &str, value: &str, end: &str) {
+    out.push_str(name);
+    out.push_str(": ");
+    out.push_str(value);
+    out.push_str(end);
+}
+
+/// The exception Java's `HttpURLConnection` throws where HttpClient 4 throws `error`.
+fn java_error(error: TransportError) -> TransportError {
+    let (class, message) = match error.class {
+        "org.apache.http.conn.HttpHostConnectException" => (
+            "java.net.ConnectException",
+            "Connection refused".to_string(),
+        ),
+        "org.apache.http.conn.ConnectTimeoutException" => (
+            "java.net.SocketTimeoutException",
+            "Connect timed out".to_string(),
+        ),
+        "org.apache.http.NoHttpResponseException" => (
+            "java.net.SocketException",
+            "Unexpected end of file from server".to_string(),
+        ),
+        _ => return error,
+    };
+    TransportError { class, message }
+}
+
+/// JMeter's sampler data for an HTTP sample: method and URL, the body or query, cookies.
+fn sampler_data(hop: &Hop<'_>, cookies: &str) -> String {
+    let body_len = hop.body.map_or(0, |b| b.shown.len() + 16);
+    let mut data = String::with_capacity(hop.url_text.len() + body_len + cookies.len() + 32);
+    for part in [hop.method, " ", hop.url_text, "\n"] {
+        data.push_str(part);
+    }
+    if let Some(body) = hop.body {
+        for part in ["\n", hop.method, " data:\n", &body.shown, "\n"] {
+            data.push_str(part);
+        }
+    }
+    if cookies.is_empty() {
+        data.push_str("\n[no cookies]\n");
+    } else {
+        for part in ["\nCookie Data:\n", cookies, "\n"] {
+            data.push_str(part);
+        }
+    }
+    data
+}
+
+/// Standard base64 with padding (for Basic credentials).
+fn base64(input: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
+    for chunk in input.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,365 @@
+//! Sample-time assembly of one request from an [`HttpSpec`]: the URL with its query
+//! string, and the body with JMeter's encoding rules (`jmeter-elements.md` §6.1):
+//!
+//! * GET, DELETE and OPTIONS put the named arguments in the query string; names and
+//!   values are form-URL-encoded (space → `+`) only when `always_encode` is on.
+//! * POST, PUT and PATCH (and GET-like methods in Body Data mode) carry a body: the
+//!   argument values concatenated (Body Data, or all names empty), a single unnamed
+//!   file, multipart, or a form body. A form body first URL-decodes values that are not
+//!   `always_encode`, then encodes everything, as HttpClient's form entity does.
+//! * Without a Content-Type from a Header Manager, HttpClient 4 derives one from the
+//!   body: `text/plain; charset=<enc>` for raw bodies,
+//!   `application/x-www-form-urlencoded; charset=<enc>` for forms, and
+//!   `multipart/form-data; boundary=…; charset=<enc>` for multipart.
+
+use std::path::Path;
+
+use rand::Rng;
+
+use super::config::HttpSpec;
+use super::url::Url;
+use crate::engine::UserState;
+
+/// One argument evaluated for this sample.
+struct Arg {
+    name: String,
+    value: String,
+    always_encode: bool,
+    use_equals: bool,
+}
+
+/// A body and the Content-Type HttpClient would give it.
+pub struct Body {
+    pub bytes: Vec<u8>,
+    /// What JMeter shows of the body in the sampler data / query string.
+    pub shown: String,
+    pub content_type: Option<String>,
+}
+
+/// Methods whose arguments go to the query string.
+pub fn is_query_method(method: &str) -> bool {
+    matches!(method, "GET" | "DELETE" | "OPTIONS")
+}
+
+/// Methods that carry a body built from the arguments.
+fn is_body_method(method: &str) -> bool {
+    matches!(method, "POST" | "PUT" | "PATCH")
+}
+
+fn eval_args(spec: &HttpSpec, user: &mut UserState, label: &str) -> Vec<Arg> {
+    let mut cx = user.eval(label);
+    spec.args
+        .iter()
+        .map(|a| Arg {
+            name: a.name.eval(&mut cx),
+            value: a.value.eval(&mut cx),
+            always_encode: a.always_encode,
+            use_equals: a.use_equals,
+        })
+        .collect()
+}
+
+fn form_encode(text: &str) -> String {
+    form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+/// The query string JMeter builds from the named arguments.
+fn query_string(args: &[Arg]) -> String {
+    let mut out = String::new();
+    for arg in args.iter().filter(|a| !a.name.is_empty()) {
+        if !out.is_empty() {
+            out.push('&');
+        }
+        if arg.always_encode {
+            out.push_str(&form_encode(&arg.name));
+        } else {
+            out.push_str(&arg.name);
+        }
+        if arg.use_equals || !arg.value.is_empty() {
+            out.push('=');
+        }
+        if arg.always_encode {
+            out.push_str(&form_encode(&arg.value));
+        } else {
+            out.push_str(&arg.value);
+        }
+    }
+    out
+}
+
+/// The URL of the sample: a full URL in the path wins; otherwise protocol, host, port
+/// and path, plus the query string for GET-like methods.
+pub fn build_url(
+    spec: &HttpSpec,
+    user: &mut UserState,
+    label: &str,
+    method: &str,
+) -> Result<(Url, Option<Body>), String> {
+    let args = eval_args(spec, user, label);
+    let (path, domain, port, protocol) = {
+        let mut cx = user.eval(label);
+        (
+            spec.path.eval(&mut cx),
+            spec.domain.eval(&mut cx),
+            spec.port.eval(&mut cx),
+            spec.protocol.eval(&mut cx),
+        )
+    };
+    let raw_body =
+        spec.post_body_raw || (!args.is_empty() && args.iter().all(|a| a.name.is_empty()));
+    let (mut url, full_url_path) = base_url(&path, &domain, &port, &protocol)?;
+    if is_query_method(method) && !full_url_path && !raw_body {
+        let query = query_string(&args);
+        url.append_query(&query);
+    }
+    let body = if is_body_method(method) || (raw_body && !args.is_empty()) {
+        let encoding = content_encoding(spec, user, label);
+        Some(build_body(spec, user, label, &args, raw_body, &encoding)?)
+    } else {
+        None
+    };
+    Ok((url, body))
+}
+
+/// The URL from the sampler fields, without query arguments; true when the path was a
+/// full URL (then domain, port, protocol and arguments are ignored).
+fn base_url(path: &str, domain: &str, port: &str, protocol: &str) -> Result<(Url, bool), String> {
+    let path: std::borrow::Cow<'_, str> = if path.contains(' ') {
+        path.replace(' ', "%20").into()
+    } else {
+        path.into()
+    };
+    if path.starts_with("http://") || path.starts_with("https://") {
+        return Ok((Url::parse(&path)?, true));
+    }
+    let protocol = if protocol.trim().is_empty() {
+        "http".to_string()
+    } else {
+        protocol.trim().to_ascii_lowercase()
+    };
+    let port: u16 = match port.trim() {
+        "" | "0" => 0,
+        text => text
+            .parse()
+            .map_err(|_| format!("For input string: \"{text}\""))?,
+    };
+    Ok((
+        Url::from_parts(&protocol, domain.trim(), port, &path),
+        false,
+    ))
+}
+
+/// The URL when it cannot change between samples: every field constant, no arguments,
+/// files or body, and a method without a body. Lets the hot path skip building it.
+pub fn fixed_url(spec: &HttpSpec) -> Option<(String, Url)> {
+    let method = spec.method.as_literal()?.trim().to_ascii_uppercase();
+    let method = if method.is_empty() {
+        "GET".to_string()
+    } else {
+        method
+    };
+    if !spec.args.is_empty()
+        || !spec.files.is_empty()
+        || spec.post_body_raw
+        || is_body_method(&method)
+    {
+        return None;
+    }
+    let (url, _) = base_url(
+        spec.path.as_literal()?,
+        spec.domain.as_literal()?,
+        spec.port.as_literal()?,
+        spec.protocol.as_literal()?,
+    )
+    .ok()?;
+    Some((method, url))
+}
+
+fn content_encoding(spec: &HttpSpec, user: &mut UserState, label: &str) -> String {
+    let text = spec.content_encoding.eval(&mut user.eval(label));
+    if text.trim().is_empty() {
+        "UTF-8".to_string()
+    } else {
+        text.trim().to_string()
+    }
+}
+
+fn build_body(
+    spec: &HttpSpec,
+    user: &mut UserState,
+    label: &str,
+    args: &[Arg],
+    raw_body: bool,
+    encoding: &str,
+) -> Result<Body, String> {
+    let files: Vec<(String, String, String)> = {
+        let mut cx = user.eval(label);
+        spec.files
+            .iter()
+            .map(|f| {
+                (
+                    f.path.eval(&mut cx),
+                    f.param.eval(&mut cx),
+                    f.mime.eval(&mut cx),
+                )
+            })
+            .collect()
+    };
+    if spec.multipart || !files.iter().all(|(_, p, _)| p.is_empty()) && !files.is_empty() {
+        return multipart(spec, user, args, &files, encoding);
+    }
+    if args.is_empty() && files.len() == 1 {
+        let (path, _, mime) = &files[0];
+        let bytes = std::fs::read(path).map_err(|e| format!("{path} ({e})"))?;
+        return Ok(Body {
+            bytes,
+            shown: "<actual file content, not shown here>".into(),
+            content_type: (!mime.is_empty()).then(|| mime.clone()),
+        });
+    }
+    if raw_body {
+        let text: String = args
+            .iter()
+            .map(|a| {
+                if a.always_encode {
+                    form_encode(&a.value)
+                } else {
+                    a.value.clone()
+                }
+            })
+            .collect();
+        return Ok(Body {
+            bytes: text.clone().into_bytes(),
+            shown: text,
+            content_type: Some(format!("text/plain; charset={encoding}")),
+        });
+    }
+    let mut form = form_urlencoded::Serializer::new(String::new());
+    for arg in args.iter().filter(|a| !a.name.is_empty()) {
+        if arg.always_encode {
+            form.append_pair(&arg.name, &arg.value);
+        } else {
+            let decode = |s: &str| -> String {
+                form_urlencoded::parse(format!("x={s}").as_bytes())
+                    .next()
+                    .map(|(_, v)| v.into_owned())
+                    .unwrap_or_default()
+            };
+            form.append_pair(&decode(&arg.name), &decode(&arg.value));
+        }
+    }
+    let text = form.finish();
+    Ok(Body {
+        bytes: text.clone().into_bytes(),
+        shown: text,
+        content_type: Some(format!(
+            "application/x-www-form-urlencoded; charset={encoding}"
+        )),
+    })
+}
+
+/// A multipart body as HttpClient 4's builder writes it (RFC 6532 mode, or "browser
+/// compatible" mode where text parts carry only their Content-Disposition).
+fn multipart(
+    spec: &HttpSpec,
+    user: &mut UserState,
+    args: &[Arg],
+    files: &[(String, String, String)],
+    encoding: &str,
+) -> Result<Body, String> {
+    let boundary = boundary(user);
+    let lax = spec.browser_compatible_multipart;
+    let mut bytes = Vec::new();
+    let mut shown = Vec::new();
+    for arg in args.iter().filter(|a| !a.name.is_empty()) {
+        let mut head = format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"{}\"\r\n",
+            arg.name
+        );
+        if !lax {
+            head.push_str(&format!(
+                "Content-Type: text/plain; charset={encoding}\r\nContent-Transfer-Encoding: 8bit\r\n"
+            ));
+        }
+        head.push_str("\r\n");
+        for out in [&mut bytes, &mut shown] {
+            out.extend_from_slice(head.as_bytes());
+            out.extend_from_slice(arg.value.as_bytes());
+            out.extend_from_slice(b"\r\n");
+        }
+    }
+    for (path, param, mime) in files {
+        let content = std::fs::read(path).map_err(|e| format!("{path} ({e})"))?;
+        let file_name = Path::new(path)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mime = if mime.is_empty() {
+            "application/octet-stream"
+        } else {
+            mime
+        };
+        let mut head = format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"{param}\"; filename=\"{file_name}\"\r\nContent-Type: {mime}\r\n"
+        );
+        if !lax {
+            head.push_str("Content-Transfer-Encoding: binary\r\n");
+        }
+        head.push_str("\r\n");
+        bytes.extend_from_slice(head.as_bytes());
+        bytes.extend_from_slice(&content);
+        bytes.extend_from_slice(b"\r\n");
+        shown.extend_from_slice(head.as_bytes());
+        shown.extend_from_slice(b"<actual file content, not shown here>\r\n");
+    }
+    let tail = format!("--{boundary}--\r\n");
+    bytes.extend_from_slice(tail.as_bytes());
+    shown.extend_from_slice(tail.as_bytes());
+    Ok(Body {
+        bytes,
+        shown: String::from_utf8_lossy(&shown).into_owned(),
+        content_type: Some(format!(
+            "multipart/form-data; boundary={boundary}; charset={encoding}"
+        )),
+    })
+}
+
+/// A random boundary from the alphabet HttpClient uses.
+fn boundary(user: &mut UserState) -> String {
+    const CHARS: &[u8] = b"-_1234567890abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let len = user.rng.gen_range(30..41);
+    (0..len)
+        .map(|_| CHARS[user.rng.gen_range(0..CHARS.len())] as char)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arg(name: &str, value: &str, always_encode: bool) -> Arg {
+        Arg {
+            name: name.into(),
+            value: value.into(),
+            always_encode,
+            use_equals: true,
+        }
+    }
+
+    #[test]
+    fn query_encodes_only_when_asked_and_skips_unnamed() {
+        let args = [
+            arg("a b", "c d", true),
+            arg("x", "y z", false),
+            arg("", "ignored", true),
+        ];
+        assert_eq!(query_string(&args), "a+b=c+d&x=y z");
+    }
+
+    #[test]
+    fn empty_value_without_equals() {
+        let mut a = arg("flag", "", false);
+        a.use_equals = false;
+        assert_eq!(query_string(&[a]), "flag");
+    }
+}

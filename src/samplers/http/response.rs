@@ -1,0 +1,158 @@
+//! Turns what came back (or the transport error) into a `SampleResult` with JMeter's
+//! fields and measurements (`jmeter-formats.md` §1.7, §3.1).
+
+use std::io::Read;
+
+use super::client::{Incoming, TransportError};
+use crate::results::SampleResult;
+
+/// Status codes JMeter treats as redirects (`HTTPSampleResult.isRedirect`).
+pub fn is_redirect_code(code: u16) -> bool {
+    matches!(code, 301 | 302 | 303 | 307 | 308)
+}
+
+/// Fills `result` from a response: code, message, headers as JMeter lists them
+/// (status line, then `Name: value` lines, each ending in `\n`), sizes from the wire
+/// count, the decoded body, content type, encoding and data type.
+pub fn fill(result: &mut SampleResult, incoming: Incoming) {
+    // The status line and header lines as received, each ending in `\n`.
+    let head = incoming.head();
+    let mut headers = String::with_capacity(head.len() + 2);
+    for line in head.split('\n') {
+        headers.push_str(line.strip_suffix('\r').unwrap_or(line));
+        headers.push('\n');
+    }
+    // HttpClient's estimate: the condensed header text, one CR per header, one for the
+    // status line, and the final CRLF.
+    let headers_size = (headers.len() + incoming.header_count() + 1 + 2) as i64;
+    result.headers_size = headers_size;
+    result.body_size = Some(incoming.received - headers_size);
+    result.sent_bytes = incoming.sent;
+    result.connect_time = incoming.connect_ms;
+    result.latency = incoming.latency_ms;
+    result.response_code = incoming.status.to_string();
+    result.response_message = incoming.reason().to_string();
+    result.set_success((200..=399).contains(&incoming.status));
+    if let Some(content_type) = incoming.header("Content-Type") {
+        result.content_type = content_type.to_string();
+        set_encoding_and_type(result, content_type);
+    }
+    if is_redirect_code(incoming.status) {
+        result.redirect_location = incoming.header("Location").map(str::to_string);
+    }
+    let encoding = incoming
+        .header("Content-Encoding")
+        .map(|v| v.trim().to_ascii_lowercase());
+    result.response_headers = headers;
+    result.response_data = match encoding.as_deref() {
+        Some("gzip" | "x-gzip") => decode_gzip(&incoming.body).unwrap_or(incoming.body),
+        Some("deflate") => decode_deflate(&incoming.body).unwrap_or(incoming.body),
+        Some("br") => decode_brotli(&incoming.body).unwrap_or(incoming.body),
+        _ => incoming.body,
+    };
+}
+
+/// JMeter's `setEncodingAndType`: charset from the Content-Type, `bin` for images,
+/// audio and video (bar a few textual ones), `text` otherwise.
+pub fn set_encoding_and_type(result: &mut SampleResult, content_type: &str) {
+    let lower = content_type.to_ascii_lowercase();
+    if let Some(pos) = lower.find("charset=") {
+        let charset = &content_type[pos + "charset=".len()..];
+        let charset = charset.split(';').next().unwrap_or("").trim();
+        let charset = charset.trim_matches('"');
+        if !charset.is_empty() {
+            result.data_encoding = charset.to_string();
+        }
+    }
+    const NON_BINARY: [&str; 4] = [
+        "audio/x-mpegurl",
+        "audio/mpegurl",
+        "video/f4m",
+        "image/svg+xml",
+    ];
+    let binary = !NON_BINARY.iter().any(|t| content_type.starts_with(t))
+        && ["image/", "audio/", "video/"]
+            .iter()
+            .any(|t| content_type.starts_with(t));
+    result.data_type = if binary { "bin" } else { "text" };
+}
+
+fn decode_gzip(body: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(body.len() * 4);
+    flate2::read::MultiGzDecoder::new(body)
+        .read_to_end(&mut out)
+        .ok()?;
+    Some(out)
+}
+
+/// Zlib-wrapped deflate first, raw deflate when that fails (some servers send it).
+fn decode_deflate(body: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(body.len() * 4);
+    if flate2::read::ZlibDecoder::new(body)
+        .read_to_end(&mut out)
+        .is_ok()
+    {
+        return Some(out);
+    }
+    out.clear();
+    flate2::read::DeflateDecoder::new(body)
+        .read_to_end(&mut out)
+        .ok()?;
+    Some(out)
+}
+
+fn decode_brotli(body: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(body.len() * 4);
+    brotli_decompressor::Decompressor::new(body, 4096)
+        .read_to_end(&mut out)
+        .ok()?;
+    Some(out)
+}
+
+/// A failed sample for a transport error, as `HTTPSamplerBase.errorResult` makes it.
+pub fn fill_error(result: &mut SampleResult, error: &TransportError) {
+    result.response_code = format!("Non HTTP response code: {}", error.class);
+    result.response_message = format!("Non HTTP response message: {}", error.message);
+    result.response_data = format!("{}: {}\n", error.class, error.message).into_bytes();
+    result.data_type = "text";
+    result.set_success(false);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn encoding_and_type_from_content_type() {
+        let mut r = SampleResult::new(Arc::from("x"));
+        set_encoding_and_type(&mut r, "text/html; charset=ISO-8859-1; format=flowed");
+        assert_eq!(
+            (r.data_encoding.as_str(), r.data_type),
+            ("ISO-8859-1", "text")
+        );
+        set_encoding_and_type(&mut r, "image/png");
+        assert_eq!(r.data_type, "bin");
+        set_encoding_and_type(&mut r, "image/svg+xml");
+        assert_eq!(r.data_type, "text");
+    }
+
+    #[test]
+    fn gzip_and_both_deflates_decode() {
+        use flate2::write::{DeflateEncoder, GzEncoder, ZlibEncoder};
+        use flate2::Compression;
+        use std::io::Write;
+        let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+        gz.write_all(b"hello").unwrap();
+        assert_eq!(decode_gzip(&gz.finish().unwrap()).unwrap(), b"hello");
+        let mut z = ZlibEncoder::new(Vec::new(), Compression::default());
+        z.write_all(b"zlib").unwrap();
+        assert_eq!(decode_deflate(&z.finish().unwrap()).unwrap(), b"zlib");
+        let mut d = DeflateEncoder::new(Vec::new(), Compression::default());
+        d.write_all(b"raw").unwrap();
+        assert_eq!(decode_deflate(&d.finish().unwrap()).unwrap(), b"raw");
+        // "hello" compressed by `brotli -q 11`.
+        let br = [0x0b, 0x02, 0x80, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x03];
+        assert_eq!(decode_brotli(&br).unwrap(), b"hello");
+    }
+}

@@ -1,0 +1,163 @@
+//! HTTPS with rustls (ring provider), and the stream type connections use.
+//!
+//! JMeter trusts every server certificate by default (its `TrustAllSSLSocketFactory`),
+//! so jmxr does too: load tests often target staging hosts with self-signed
+//! certificates. Signatures in the handshake are still verified, so the connection is
+//! encrypted to whoever holds the key. Set the JMeter property
+//! `jmxr.https.verify_certificates=true` to check certificates against the Mozilla
+//! root store (webpki-roots) and the host name; a failure is then a failed sample with
+//! `javax.net.ssl.SSLHandshakeException`.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
+
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{ClientConfig, DigitallySignedStruct, SignatureScheme};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio_rustls::client::TlsStream;
+use tokio_rustls::TlsConnector;
+
+/// The property that turns certificate checking on.
+pub const VERIFY_PROPERTY: &str = "jmxr.https.verify_certificates";
+
+/// A connection's byte stream: plain TCP or TLS over TCP.
+pub enum Stream {
+    Plain(TcpStream),
+    Tls(Box<TlsStream<TcpStream>>),
+}
+
+/// Runs the TLS handshake on `tcp` for `host`.
+pub async fn handshake(tcp: TcpStream, host: &str, verify: bool) -> io::Result<Stream> {
+    let name = ServerName::try_from(host.to_string())
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let connector = TlsConnector::from(config(verify));
+    let tls = connector.connect(name, tcp).await?;
+    Ok(Stream::Tls(Box::new(tls)))
+}
+
+fn provider() -> Arc<CryptoProvider> {
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
+/// One client configuration per mode for the whole process (session resumption data
+/// lives in it, shared as JMeter shares its SSL context unless told otherwise).
+fn config(verify: bool) -> Arc<ClientConfig> {
+    static TRUST_ALL: OnceLock<Arc<ClientConfig>> = OnceLock::new();
+    static VERIFYING: OnceLock<Arc<ClientConfig>> = OnceLock::new();
+    let cell = if verify { &VERIFYING } else { &TRUST_ALL };
+    cell.get_or_init(|| Arc::new(build_config(verify))).clone()
+}
+
+fn build_config(verify: bool) -> ClientConfig {
+    let provider = provider();
+    let builder = ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .expect("the ring provider supports TLS 1.2 and 1.3");
+    let mut config = if verify {
+        let roots = rustls::RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
+        builder.with_root_certificates(roots).with_no_client_auth()
+    } else {
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(TrustAll(provider)))
+            .with_no_client_auth()
+    };
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    config
+}
+
+/// Accepts any certificate, as JMeter does by default; handshake signatures are checked.
+#[derive(Debug)]
+struct TrustAll(Arc<CryptoProvider>);
+
+impl ServerCertVerifier for TrustAll {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+impl AsyncRead for Stream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Stream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_flush(cx),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! The small part of URL handling HTTP samples need: `scheme://host[:port]/path?query`,
+//! written back the way Java's `URL.toString` writes it (the port only when given), and
+//! redirect targets resolved against the current URL.
+
+/// An absolute `http`, `https` or `file` URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Url {
+    pub scheme: String,
+    pub host: String,
+    /// The port as written; 0 when absent (the scheme's default applies).
+    pub port: u16,
+    /// Path and query, starting with `/` for http(s).
+    pub path_and_query: String,
+}
+
+impl Url {
+    /// Builds from the sampler fields; a port equal to the scheme's default is dropped,
+    /// as JMeter does.
+    pub fn from_parts(scheme: &str, host: &str, port: u16, path: &str) -> Url {
+        let mut path_and_query = String::with_capacity(path.len() + 1);
+        if scheme != "file" && !path.starts_with('/') {
+            path_and_query.push('/');
+        }
+        path_and_query.push_str(path);
+        let port = if port == default_port(scheme) {
+            0
+        } else {
+            port
+        };
+        Url {
+            scheme: scheme.to_string(),
+            host: host.to_string(),
+            port,
+            path_and_query,
+        }
+    }
+
+    /// Parses an absolute URL.
+    pub fn parse(text: &str) -> Result<Url, String> {
+        let (scheme, rest) = text
+            .split_once("://")
+            .ok_or_else(|| format!("no protocol: {text}"))?;
+        let scheme = scheme.to_ascii_lowercase();
+        let split = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        let (authority, path) = rest.split_at(split);
+        let authority = authority.rsplit('@').next().unwrap_or(authority);
+        let (host, port) = match authority.rsplit_once(':') {
+            Some((host, port)) if !port.contains(']') => {
+                let port = if port.is_empty() {
+                    0
+                } else {
+                    port.parse()
+                        .map_err(|_| format!("For input string: \"{port}\""))?
+                };
+                (host, port)
+            }
+            _ => (authority, 0),
+        };
+        let path = path.split('#').next().unwrap_or("");
+        let path = if path.starts_with('?') || path.is_empty() {
+            format!("/{path}")
+        } else {
+            path.to_string()
+        };
+        Ok(Url {
+            scheme,
+            host: host.to_string(),
+            port,
+            path_and_query: path,
+        })
+    }
+
+    /// Appends a query string with `?`, or `&` when the path has one already.
+    pub fn append_query(&mut self, query: &str) {
+        if query.is_empty() {
+            return;
+        }
+        let separator = if self.path_and_query.contains('?') {
+            '&'
+        } else {
+            '?'
+        };
+        self.path_and_query.push(separator);
+        self.path_and_query.push_str(query);
+    }
+
+    /// The port to connect to.
+    pub fn effective_port(&self) -> u16 {
+        if self.port == 0 {
+            default_port(&self.scheme)
+        } else {
+            self.port
+        }
+    }
+
+    /// The `Host` header value: the port only when not the default.
+    pub fn host_header(&self) -> String {
+        let port = self.effective_port();
+        if port == default_port(&self.scheme) {
+            self.host.clone()
+        } else {
+            format!("{}:{port}", self.host)
+        }
+    }
+
+    /// The path without the query.
+    pub fn path(&self) -> &str {
+        self.path_and_query
+            .split('?')
+            .next()
+            .unwrap_or(&self.path_and_query)
+    }
+
+    /// Resolves a `Location` value against this URL.
+    pub fn join(&self, location: &str) -> Result<Url, String> {
+        if location.contains("://") {
+            return Url::parse(location);
+        }
+        let mut next = self.clone();
+        if let Some(rest) = location.strip_prefix("//") {
+            return Url::parse(&format!("{}://{rest}", self.scheme));
+        }
+        if location.starts_with('/') {
+            next.path_and_query = location.to_string();
+        } else if location.starts_with('?') {
+            next.path_and_query = format!("{}{location}", self.path());
+        } else {
+            let dir = self.path().rsplit_once('/').map_or("", |(dir, _)| dir);
+            next.path_and_query = format!("{dir}/{location}");
+        }
+        Ok(next)
+    }
+}
+
+impl std::fmt::Display for Url {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:", self.scheme)?;
+        if self.scheme != "file" || !self.host.is_empty() {
+            write!(f, "//{}", self.host)?;
+            if self.port != 0 {
+                write!(f, ":{}", self.port)?;
+            }
+        }
+        f.write_str(&self.path_and_query)
+    }
+}
+
+/// 80 for http, 443 for https.
+pub fn default_port(scheme: &str) -> u16 {
+    match scheme {
+        "https" => 443,
+        _ => 80,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_drop_default_port_and_add_slash() {
+        let url = Url::from_parts("http", "h", 80, "x?a=1");
+        assert_eq!(url.to_string(), "http://h/x?a=1");
+        assert_eq!(
+            Url::from_parts("http", "h", 8081, "/").to_string(),
+            "http://h:8081/"
+        );
+    }
+
+    #[test]
+    fn parse_and_join() {
+        let url = Url::parse("http://localhost:8081/a/b?q").unwrap();
+        assert_eq!(url.port, 8081);
+        assert_eq!(url.path_and_query, "/a/b?q");
+        assert_eq!(
+            url.join("c").unwrap().to_string(),
+            "http://localhost:8081/a/c"
+        );
+        assert_eq!(
+            url.join("/d").unwrap().to_string(),
+            "http://localhost:8081/d"
+        );
+        assert_eq!(
+            url.join("https://e.org/").unwrap().to_string(),
+            "https://e.org/"
+        );
+    }
+}

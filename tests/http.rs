@@ -1,0 +1,297 @@
+//! HTTP Request end to end: `jmx-fixtures/http/scenarios.jmx` against an in-process
+//! server on 127.0.0.1, checking the `.jtl` and what the server received.
+
+mod support;
+
+use std::io::Write;
+
+use support::http_server::{serve, serve_tls, Reply, Request, TestServer};
+use support::run_fixture;
+
+fn gzip(text: &str) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(text.as_bytes()).expect("gzip");
+    encoder.finish().expect("gzip")
+}
+
+fn handler(request: &Request) -> Reply {
+    let cookie = request.header("Cookie").unwrap_or("").to_string();
+    match request.target.as_str() {
+        "/login" => Reply::redirect("/home").header("Set-Cookie", "session=abc; Path=/"),
+        "/home" => Reply::ok("home"),
+        "/whoami" | "/check" => Reply::ok(&format!("cookie={cookie}")),
+        "/set" => Reply::ok("set").header("Set-Cookie", "it=1"),
+        "/gzip" => {
+            let mut reply = Reply::ok("");
+            if request
+                .header("Accept-Encoding")
+                .is_some_and(|v| v.contains("gzip"))
+            {
+                reply.body = gzip("hello gzip");
+                reply = reply.header("Content-Encoding", "gzip");
+            }
+            reply
+        }
+        "/slow" => {
+            let mut reply = Reply::ok("late");
+            reply.delay = std::time::Duration::from_millis(1500);
+            reply
+        }
+        "/loop" => Reply::redirect("/loop"),
+        "/missing" => {
+            let mut reply = Reply::ok("nothing here");
+            reply.status = 404;
+            reply.reason = "Not Found";
+            reply
+        }
+        _ => Reply::ok("got"),
+    }
+}
+
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("address").port()
+}
+
+fn run(server: &TestServer) -> support::Jtl {
+    let port = format!("-Jport={}", server.port);
+    let closed = format!("-Jclosed_port={}", closed_port());
+    run_fixture(
+        "http/scenarios.jmx",
+        &[&port, &closed, "-Jhttpsampler.max_redirects=3"],
+    )
+}
+
+#[test]
+fn http_scenarios_against_a_local_server() {
+    let server = serve(handler);
+    let jtl = run(&server);
+
+    // Redirect followed by JMeter: the container, then its hops as sub-results.
+    let login = jtl.one("login");
+    assert_eq!(jtl.get(login, "responseCode"), "200");
+    assert_eq!(jtl.get(jtl.one("login-0"), "responseCode"), "302");
+    assert_eq!(jtl.get(jtl.one("login-1"), "responseCode"), "200");
+    let hops = jtl.int(jtl.one("login-0"), "bytes") + jtl.int(jtl.one("login-1"), "bytes");
+    assert_eq!(jtl.int(login, "bytes"), hops);
+    assert!(jtl.get(login, "URL").ends_with("/home"));
+
+    // The cookie set on the redirect is carried; header managers merge inner-first.
+    let whoami = jtl.one("whoami");
+    assert_eq!(jtl.get(whoami, "success"), "true", "{whoami:?}");
+    let sent = &server.requests_to("/whoami")[0];
+    assert_eq!(sent.header("Cookie"), Some("session=abc"));
+    assert_eq!(sent.header("X-Both"), Some("inner"));
+    assert_eq!(sent.header("X-Outer"), Some("outer"));
+
+    // Compressed body decoded (the assertion sees it), bytes counted as on the wire.
+    let gz = jtl.one("gzip");
+    assert_eq!(jtl.get(gz, "success"), "true", "{gz:?}");
+    let wire = gzip("hello gzip").len() as i64;
+    assert!(jtl.int(gz, "bytes") > wire && jtl.int(gz, "bytes") < wire + 200);
+
+    // Bodies as received by the server.
+    let form = &server.requests_to("/form")[0];
+    assert_eq!(form.body, b"a=1&b=x+y");
+    assert_eq!(
+        form.header("Content-Type"),
+        Some("application/x-www-form-urlencoded; charset=UTF-8")
+    );
+    let raw = &server.requests_to("/raw")[0];
+    assert_eq!(raw.body, br#"{"k":1}"#);
+    assert_eq!(raw.header("Content-Type"), Some("application/json"));
+    let upload = &server.requests_to("/upload")[0];
+    let content_type = upload.header("Content-Type").unwrap_or("");
+    let boundary = content_type
+        .split("boundary=")
+        .nth(1)
+        .and_then(|b| b.split(';').next())
+        .expect("multipart boundary");
+    let expected = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"field\"\r\nContent-Type: text/plain; charset=UTF-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\nvalue\r\n--{boundary}--\r\n"
+    );
+    assert_eq!(String::from_utf8_lossy(&upload.body), expected);
+
+    // Keep-alive: the samplers above shared one connection.
+    let first_connection = server.requests_to("/login")[0].connection;
+    assert_eq!(form.connection, first_connection);
+    assert_eq!(upload.connection, first_connection);
+
+    // Transport errors as JMeter names them.
+    let slow = jtl.one("slow");
+    assert_eq!(
+        jtl.get(slow, "responseCode"),
+        "Non HTTP response code: java.net.SocketTimeoutException"
+    );
+    assert_eq!(
+        jtl.get(slow, "responseMessage"),
+        "Non HTTP response message: Read timed out"
+    );
+    let refused = jtl.one("refused");
+    assert_eq!(
+        jtl.get(refused, "responseCode"),
+        "Non HTTP response code: org.apache.http.conn.HttpHostConnectException"
+    );
+    assert!(jtl
+        .get(refused, "responseMessage")
+        .ends_with("failed: Connection refused"));
+
+    // Too many redirects: JMeter's error hop after the limit (3 here), HttpClient's
+    // exception for automatic redirects.
+    let looped = jtl.one("loop");
+    assert_eq!(
+        jtl.get(looped, "responseMessage"),
+        "Non HTTP response message: Exceeded maximum number of redirects: 3"
+    );
+    assert_eq!(jtl.labelled("loop-4").len(), 1);
+    assert_eq!(
+        jtl.get(jtl.one("auto"), "responseCode"),
+        "Non HTTP response code: org.apache.http.client.ClientProtocolException"
+    );
+
+    // A 4xx is a failed sample with the server's code and message.
+    let missing = jtl.one("not-found");
+    assert_eq!(jtl.get(missing, "responseCode"), "404");
+    assert_eq!(jtl.get(missing, "responseMessage"), "Not Found");
+    assert_eq!(jtl.get(missing, "success"), "false");
+
+    // clearEachIteration: the cookie set in iteration 1 is gone in iteration 2.
+    let checks = server.requests_to("/check");
+    assert_eq!(checks.len(), 2);
+    assert_eq!(checks[0].header("Cookie"), None);
+    assert_eq!(checks[1].header("Cookie"), None);
+    // The same user on each iteration keeps its connection.
+    assert_eq!(checks[0].connection, checks[1].connection);
+}
+
+/// "Same user on each iteration" off: each iteration is a new user, with new
+/// connections and, for a Cookie Manager controlled by the thread group, no cookies.
+#[test]
+fn a_new_user_each_iteration_starts_without_connections_or_cookies() {
+    let server = serve(handler);
+    let port = format!("-Jport={}", server.port);
+    run_fixture("http/new_user_each_iteration.jmx", &[&port]);
+    let checks = server.requests_to("/check");
+    assert_eq!(checks.len(), 2);
+    assert_eq!(checks[1].header("Cookie"), None);
+    assert_ne!(checks[0].connection, checks[1].connection);
+    let sets = server.requests_to("/set");
+    assert_eq!(sets[0].connection, checks[0].connection);
+}
+
+/// HTTPS against a self-signed certificate: trusted by default as in JMeter, refused
+/// when the run asks for certificate checking.
+#[test]
+fn https_with_a_self_signed_certificate() {
+    let server = serve_tls(|_| Reply::ok("secure"));
+    let port = format!("-Jport={}", server.port);
+    let jtl = run_fixture("http/https.jmx", &[&port]);
+    let row = jtl.one("secure");
+    assert_eq!(jtl.get(row, "responseCode"), "200", "{row:?}");
+    assert_eq!(jtl.get(row, "success"), "true");
+    assert!(jtl.get(row, "URL").starts_with("https://127.0.0.1:"));
+    assert!(jtl.int(row, "Connect") <= jtl.int(row, "Latency"));
+    let again = jtl.one("again");
+    assert_eq!(
+        jtl.int(again, "Connect"),
+        0,
+        "the TLS connection is kept alive"
+    );
+    assert_eq!(server.requests_to("/").len(), 2);
+    assert_eq!(server.requests_to("/")[1].connection, 1);
+
+    let strict = run_fixture(
+        "http/https.jmx",
+        &[&port, "-Jjmxr.https.verify_certificates=true"],
+    );
+    let row = strict.one("secure");
+    assert_eq!(
+        strict.get(row, "responseCode"),
+        "Non HTTP response code: javax.net.ssl.SSLHandshakeException"
+    );
+}
+
+fn md5_hex(text: &str) -> String {
+    use md5::Digest;
+    md5::Md5::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A quoted parameter of an `Authorization: Digest` header.
+fn digest_param(header: &str, name: &str) -> String {
+    let start = header
+        .find(&format!("{name}=\""))
+        .map(|p| p + name.len() + 2)
+        .unwrap_or(header.len());
+    header[start..].split('"').next().unwrap_or("").to_string()
+}
+
+/// Digest authentication: the 401 challenge is answered within the sample (RFC 2617,
+/// qop=auth), and URLs outside the entry's prefix get no credentials.
+#[test]
+fn digest_auth_answers_the_challenge() {
+    let server = serve(|request| {
+        let challenge = r#"Digest realm="jmxr", qop="auth", nonce="abc123", opaque="xyz""#;
+        let Some(header) = request.header("Authorization") else {
+            let mut reply = Reply::ok("who are you").header("WWW-Authenticate", challenge);
+            reply.status = 401;
+            reply.reason = "Unauthorized";
+            return reply;
+        };
+        let ha1 = md5_hex("user:jmxr:secret");
+        let ha2 = md5_hex(&format!("{}:{}", request.method, request.target));
+        let expected = md5_hex(&format!(
+            "{ha1}:abc123:00000001:{}:auth:{ha2}",
+            digest_param(header, "cnonce")
+        ));
+        if digest_param(header, "response") == expected {
+            Reply::ok("welcome")
+        } else {
+            let mut reply = Reply::ok("wrong");
+            reply.status = 403;
+            reply.reason = "Forbidden";
+            reply
+        }
+    });
+    let port = format!("-Jport={}", server.port);
+    let jtl = run_fixture("http/digest.jmx", &[&port]);
+    let private = jtl.one("private");
+    assert_eq!(jtl.get(private, "responseCode"), "200", "{private:?}");
+    assert_eq!(jtl.get(jtl.one("public"), "responseCode"), "401");
+    assert_eq!(server.requests_to("/private").len(), 2);
+}
+
+/// Starts jmxr's mirror server on a free 127.0.0.1 port, in a thread of this process.
+fn mirror() -> u16 {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async move {
+            let addr = jmxr::mirror::spawn_local(0).await.expect("mirror binds");
+            tx.send(addr.port()).expect("port sent");
+            std::future::pending::<()>().await;
+        });
+    });
+    rx.recv().expect("mirror port")
+}
+
+/// The README's demo: every sample succeeds against the built-in mirror, cookies set by
+/// the mirror are sent back, and the redirect is followed.
+#[test]
+fn demo_plan_runs_against_the_mirror_server() {
+    let port = format!("-Jport={}", mirror());
+    let jtl = run_fixture("demo_http.jmx", &[&port, "-Jthreads=3", "-Jloops=2"]);
+    assert_eq!(jtl.labelled("cart").len(), 6);
+    assert_eq!(jtl.labelled("cart-0").len(), 6);
+    let failures: Vec<_> = jtl
+        .values("success")
+        .into_iter()
+        .filter(|s| s != "true")
+        .collect();
+    assert!(failures.is_empty(), "{failures:?}");
+}
