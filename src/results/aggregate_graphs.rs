@@ -614,7 +614,11 @@ mod tests {
                 thread_name: "TG 1-1",
             });
         }
-        assert!(agg.graphs.seconds.len() <= 121, "{}", agg.graphs.seconds.len());
+        assert!(
+            agg.graphs.seconds.len() <= 121,
+            "{}",
+            agg.graphs.seconds.len()
+        );
         let series = vs_request(&agg.graphs, false);
         assert_eq!(series[0].1, vec![(1.0, 11.0)]);
         assert!(series[1].1.is_empty());
