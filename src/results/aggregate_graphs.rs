@@ -81,7 +81,35 @@ pub struct GraphAccumulators {
     codes: FastMap<String, BTreeMap<i64, u64>>,
     synthetic: [u64; 4],
     percentiles_over_time: BTreeMap<i64, Distribution>,
+    /// Open end-time seconds; older ones are folded into `by_rate` (see `fold_old_seconds`).
     seconds: BTreeMap<i64, SecondBucket>,
+    newest_second: i64,
+    /// Requests per second -> the values of every folded second that had that many.
+    by_rate: BTreeMap<u64, SecondBucket>,
+}
+
+/// Seconds this far (ms) behind the newest one are final: samples arrive in end-time order
+/// give or take the slowest response, so folding them keeps memory flat on long runs.
+const SECONDS_KEPT_OPEN: i64 = 120_000;
+
+impl SecondBucket {
+    fn new() -> SecondBucket {
+        SecondBucket {
+            count: 0,
+            ok_elapsed: Distribution::new(0),
+            ko_elapsed: Distribution::new(0),
+            ok_latency: Distribution::new(0),
+            ko_latency: Distribution::new(0),
+        }
+    }
+
+    /// Adds a finished second's values to this per-rate bucket.
+    fn absorb(&mut self, other: &SecondBucket) {
+        self.ok_elapsed.merge(&other.ok_elapsed);
+        self.ko_elapsed.merge(&other.ko_elapsed);
+        self.ok_latency.merge(&other.ok_latency);
+        self.ko_latency.merge(&other.ko_latency);
+    }
 }
 
 /// Which page a graph is on.
@@ -164,6 +192,8 @@ impl GraphAccumulators {
             synthetic: [0; 4],
             percentiles_over_time: BTreeMap::new(),
             seconds: BTreeMap::new(),
+            newest_second: i64::MIN,
+            by_rate: BTreeMap::new(),
         }
     }
 
@@ -234,13 +264,11 @@ impl GraphAccumulators {
 
     fn add_second(&mut self, o: &Observation) {
         let second = o.end - o.end.rem_euclid(1000);
-        let bucket = self.seconds.entry(second).or_insert_with(|| SecondBucket {
-            count: 0,
-            ok_elapsed: Distribution::new(0),
-            ko_elapsed: Distribution::new(0),
-            ok_latency: Distribution::new(0),
-            ko_latency: Distribution::new(0),
-        });
+        if second > self.newest_second {
+            self.newest_second = second;
+            self.fold_old_seconds();
+        }
+        let bucket = self.seconds.entry(second).or_insert_with(SecondBucket::new);
         bucket.count += 1;
         if o.success {
             bucket.ok_elapsed.add(o.elapsed);
@@ -248,6 +276,20 @@ impl GraphAccumulators {
         } else {
             bucket.ko_elapsed.add(o.elapsed);
             bucket.ko_latency.add(o.latency);
+        }
+    }
+
+    fn fold_old_seconds(&mut self) {
+        let cutoff = self.newest_second.saturating_sub(SECONDS_KEPT_OPEN);
+        while let Some(entry) = self.seconds.first_entry() {
+            if *entry.key() >= cutoff {
+                break;
+            }
+            let second = entry.remove();
+            self.by_rate
+                .entry(second.count)
+                .or_insert_with(SecondBucket::new)
+                .absorb(&second);
         }
     }
 
@@ -478,26 +520,29 @@ fn percentiles_over_time(agg: &Aggregator) -> Vec<Series> {
 }
 
 fn vs_request(a: &GraphAccumulators, latency: bool) -> Vec<Series> {
-    let mut ok: BTreeMap<u64, Distribution> = BTreeMap::new();
-    let mut ko: BTreeMap<u64, Distribution> = BTreeMap::new();
-    for b in a.seconds.values() {
+    let mut by_rate = a.by_rate.clone();
+    for second in a.seconds.values() {
+        by_rate
+            .entry(second.count)
+            .or_insert_with(SecondBucket::new)
+            .absorb(second);
+    }
+    let mut ok: BTreeMap<u64, &Distribution> = BTreeMap::new();
+    let mut ko: BTreeMap<u64, &Distribution> = BTreeMap::new();
+    for (&rate, b) in &by_rate {
         let (s, f) = if latency {
             (&b.ok_latency, &b.ko_latency)
         } else {
             (&b.ok_elapsed, &b.ko_elapsed)
         };
         if !s.is_empty() {
-            ok.entry(b.count)
-                .or_insert_with(|| Distribution::new(0))
-                .merge(s);
+            ok.insert(rate, s);
         }
         if !f.is_empty() {
-            ko.entry(b.count)
-                .or_insert_with(|| Distribution::new(0))
-                .merge(f);
+            ko.insert(rate, f);
         }
     }
-    let median = |m: &BTreeMap<u64, Distribution>| {
+    let median = |m: &BTreeMap<u64, &Distribution>| {
         m.iter()
             .map(|(&x, d)| (x as f64, d.percentiles(&[50.0])[0]))
             .collect()
@@ -539,3 +584,7 @@ fn synthetic(a: &GraphAccumulators) -> Vec<Series> {
         .map(|(i, (n, c))| (n, vec![(i as f64, c as f64)]))
         .collect()
 }
+
+#[cfg(test)]
+#[path = "aggregate_graphs_tests.rs"]
+mod tests;

@@ -108,3 +108,24 @@ fn dates_as_jmeter_retries_them_and_custom_patterns() {
     let b = parse_time("2019-03-05 11:00:27.000", &pattern).unwrap();
     assert_eq!(a - b, 191);
 }
+
+#[test]
+fn a_header_with_another_delimiter_is_recognised() {
+    let text = format!(
+        "{}\n1,2,L,200,OK,T 1-1,text,true,,5,6,1,1,null,3,0,4\n",
+        HEADER
+    )
+    .replace(',', "\t");
+    let (records, _) = read_all(&text).unwrap();
+    assert_eq!((records[0].elapsed, records[0].connect), (2, 4));
+}
+
+#[test]
+fn a_jmeter_2_layout_without_sent_bytes_or_connect() {
+    let text = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,bytes,grpThreads,allThreads,Latency\n1400000000000,5,L,200,OK,T 1-1,text,true,9,1,1,2\n";
+    let (records, _) = read_all(text).unwrap();
+    assert_eq!(
+        (records[0].bytes, records[0].sent_bytes, records[0].connect),
+        (9, 0, 0)
+    );
+}
