@@ -39,7 +39,7 @@ pub async fn spawn_local(port: u16) -> std::io::Result<SocketAddr> {
     Ok(addr)
 }
 
-async fn run(listener: TcpListener) -> std::io::Result<()> {
+pub async fn run(listener: TcpListener) -> std::io::Result<()> {
     loop {
         let (stream, _) = listener.accept().await?;
         tokio::spawn(async move {

@@ -146,11 +146,24 @@ pub async fn run(config: RunConfig) -> Outcome {
         start.format("%Y %b %-d %H:%M:%S"),
         start.timestamp_millis()
     );
+    let mirror = match config.mirror_port {
+        Some(port) => match start_mirror(port).await {
+            Ok(task) => Some(task),
+            Err(message) => {
+                eprintln!("An error occurred: {message}");
+                return Outcome::BadInput;
+            }
+        },
+        None => None,
+    };
     let (bus, receiver) = ResultsBus::new(BUS_CAPACITY);
     let drain = tokio::spawn(drain(receiver, sinks));
     let signals = tokio::spawn(watch_signals(shared.clone()));
     let problems = engine::run(plan, shared.clone(), bus).await;
     signals.abort();
+    if let Some(mirror) = mirror {
+        mirror.abort();
+    }
     let failures = drain.await.unwrap_or_default();
     let end = chrono::Local::now();
     println!(
@@ -382,4 +395,17 @@ fn output_path(name: &str, plan_dir: &Path) -> PathBuf {
         Some(rest) => plan_dir.join(rest),
         None => PathBuf::from(name),
     }
+}
+
+/// The built-in HTTP mirror on 127.0.0.1 for the length of a run (`--mirror-server`), so a
+/// demo or a test plan has a local target without a second process.
+async fn start_mirror(port: u16) -> Result<tokio::task::JoinHandle<()>, String> {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .map_err(|e| format!("cannot start the mirror server on 127.0.0.1:{port}: {e}"))?;
+    Ok(tokio::spawn(async move {
+        if let Err(e) = crate::mirror::run(listener).await {
+            runlog::error(&format!("mirror server stopped: {e}"));
+        }
+    }))
 }

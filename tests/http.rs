@@ -295,3 +295,25 @@ fn demo_plan_runs_against_the_mirror_server() {
         .collect();
     assert!(failures.is_empty(), "{failures:?}");
 }
+
+/// The README's set-up command: `--mirror-server PORT` serves the mirror for the run.
+#[test]
+fn demo_plan_runs_with_the_mirror_served_by_the_run_itself() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+        .to_string();
+    let jtl = run_fixture(
+        "demo_http.jmx",
+        &[
+            "--mirror-server",
+            &port,
+            &format!("-Jport={port}"),
+            "-Jthreads=2",
+            "-Jloops=1",
+        ],
+    );
+    assert_eq!(jtl.labelled("cart").len(), 2);
+    assert!(jtl.values("success").iter().all(|s| s == "true"));
+}

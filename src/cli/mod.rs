@@ -31,6 +31,8 @@ pub struct RawArgs {
     pub force_delete: bool,
     pub skip_unsupported: bool,
     pub seed: Option<u64>,
+    /// `--mirror-server PORT`: serve the built-in HTTP mirror on 127.0.0.1 during a run.
+    pub mirror_port: Option<u16>,
     pub help: bool,
     pub version: bool,
     /// Flags that belong to later work, kept to give a clear message.
@@ -86,6 +88,8 @@ pub struct RunConfig {
     pub seed: Option<u64>,
     /// `-e -o DIR`: the dashboard folder written at the end of the run.
     pub report_dir: Option<PathBuf>,
+    /// `--mirror-server PORT`: the built-in HTTP mirror on 127.0.0.1 for the run's length.
+    pub mirror_port: Option<u16>,
 }
 
 #[derive(Debug, Clone)]
@@ -225,6 +229,14 @@ fn parse_long(
     };
     match name {
         "skip-unsupported" => raw.skip_unsupported = true,
+        "mirror-server" => {
+            let value = inline
+                .or_else(|| args.next())
+                .ok_or_else(|| CliError::Usage("--mirror-server needs a port".into()))?;
+            raw.mirror_port = Some(value.parse().map_err(|_| {
+                CliError::Usage(format!("--mirror-server needs a port, not {value:?}"))
+            })?);
+        }
         "seed" => {
             let value = inline
                 .or_else(|| args.next())
@@ -346,6 +358,7 @@ impl RawArgs {
             skip_unsupported: self.skip_unsupported,
             seed: self.seed,
             report_dir,
+            mirror_port: self.mirror_port,
         }))
     }
 
@@ -465,6 +478,7 @@ JMeter options:
 jmxr options:
   --skip-unsupported            run even when the plan holds elements jmxr cannot execute
   --seed N                      make random timers, controllers and functions reproducible
+  --mirror-server PORT          serve the built-in HTTP mirror on 127.0.0.1:PORT while the plan runs
   -Jjmxr.report.exact_percentiles=true
                                 dashboard percentiles over every sample instead of JMeter's
                                 20,000-sample window (jmeter.reportgenerator.statistic_window)
