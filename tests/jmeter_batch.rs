@@ -4,54 +4,11 @@
 
 mod support;
 
-use support::{conformance, jmxr, read_lf};
+use support::batch::{self, batch_dir};
 
 fn run_batch(test: &str, extra: &[&str]) {
-    let batch = conformance().join("jmeter-batch");
-    let work = tempfile::tempdir().expect("scratch folder");
-    let plan = batch.join(format!("{test}.jmx"));
-    let props = batch.join("_working_dir_bin/jmeter.properties");
-    let batch_props = batch.join("jmeter-batch.properties");
-    let csv_name = format!("{test}.csv");
-    let mut args: Vec<String> = vec![
-        format!("-p{}", props.display()),
-        "-q".into(),
-        batch_props.display().to_string(),
-        "-n".into(),
-        "-t".into(),
-        plan.display().to_string(),
-        "-j".into(),
-        format!("{test}.log"),
-        "-l".into(),
-        format!("{test}.jtl"),
-        "-Jmodule=Module".into(),
-        "-Gmodule=Module".into(),
-        format!("-JCSVFILE={csv_name}"),
-    ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let output = jmxr(work.path(), &arg_refs);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{test} failed: {stderr}");
-    for ext in ["csv", "xml"] {
-        let expected = read_lf(&batch.join(format!("{test}.{ext}")));
-        let actual = read_lf(&work.path().join(format!("{test}.{ext}")));
-        if expected != actual {
-            let first = expected
-                .lines()
-                .zip(actual.lines())
-                .position(|(e, a)| e != a)
-                .unwrap_or(expected.lines().count().min(actual.lines().count()));
-            panic!(
-                "{test}.{ext} differs at line {}:\n expected: {:?}\n actual:   {:?}\n({} vs {} lines)\nstderr: {stderr}",
-                first + 1,
-                expected.lines().nth(first),
-                actual.lines().nth(first),
-                expected.lines().count(),
-                actual.lines().count()
-            );
-        }
-    }
+    let plan = batch_dir().join(format!("{test}.jmx"));
+    batch::run_batch(test, test, extra, |_| plan, |_| false);
 }
 
 #[test]

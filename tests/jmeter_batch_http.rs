@@ -4,7 +4,7 @@
 
 mod support;
 
-use support::{conformance, jmxr, read_lf};
+use support::batch::{self, batch_dir};
 
 /// Lines of an expected file that a jmxr run cannot produce: the samples of the JSR223
 /// steps that start and stop JMeter's own mirror server (the test starts jmxr's instead).
@@ -39,8 +39,8 @@ fn mirror_on_8081() {
 }
 
 fn run_batch(test: &str, stem: &str, extra: &[&str]) {
-    let batch = conformance().join("jmeter-batch");
-    run_batch_with(test, stem, extra, |_| batch.join(format!("{test}.jmx")));
+    let plan = batch_dir().join(format!("{test}.jmx"));
+    batch::run_batch(test, stem, extra, |_| plan, skipped_steps);
 }
 
 /// Runs a batch test whose plan (and inputs) `prepare` lays out in the working folder.
@@ -50,51 +50,7 @@ fn run_batch_with(
     extra: &[&str],
     prepare: impl FnOnce(&std::path::Path) -> std::path::PathBuf,
 ) {
-    let batch = conformance().join("jmeter-batch");
-    let work = tempfile::tempdir().expect("scratch folder");
-    let plan = prepare(work.path());
-    let props = batch.join("_working_dir_bin/jmeter.properties");
-    let batch_props = batch.join("jmeter-batch.properties");
-    let mut args: Vec<String> = vec![
-        format!("-p{}", props.display()),
-        "-q".into(),
-        batch_props.display().to_string(),
-        "-n".into(),
-        "-t".into(),
-        plan.display().to_string(),
-        "-j".into(),
-        format!("{test}.log"),
-        "-l".into(),
-        format!("{test}.jtl"),
-        format!("-JCSVFILE={test}.csv"),
-    ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let output = jmxr(work.path(), &arg_refs);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{test} failed: {stderr}");
-    for ext in ["csv", "xml"] {
-        let expected: String = read_lf(&batch.join(format!("{stem}.{ext}")))
-            .split_inclusive('\n')
-            .filter(|line| !skipped_steps(line))
-            .collect();
-        let actual = read_lf(&work.path().join(format!("{stem}.{ext}")));
-        if expected != actual {
-            let first = expected
-                .lines()
-                .zip(actual.lines())
-                .position(|(e, a)| e != a)
-                .unwrap_or(expected.lines().count().min(actual.lines().count()));
-            panic!(
-                "{test}.{ext} differs at line {}:\n expected: {:?}\n actual:   {:?}\n({} vs {} lines)\nstderr: {stderr}",
-                first + 1,
-                expected.lines().nth(first),
-                actual.lines().nth(first),
-                expected.lines().count(),
-                actual.lines().count()
-            );
-        }
-    }
+    batch::run_batch(test, stem, extra, prepare, skipped_steps);
 }
 
 /// The plan targets localhost:8081 without starting a server; JMeter's expected files
@@ -155,7 +111,7 @@ fn example_org_stand_in() -> u16 {
 fn test_http(implementation: &str) {
     mirror_on_8081();
     let port = example_org_stand_in();
-    let batch = conformance().join("jmeter-batch");
+    let batch = batch_dir();
     let flag = format!("-Jjmeter.httpsampler={implementation}");
     run_batch_with(
         "TEST_HTTP",

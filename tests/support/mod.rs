@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod batch;
+
 pub mod sockets;
 
 use std::path::{Path, PathBuf};
