@@ -8,6 +8,7 @@
 # usage: bench/http_differential.sh        (PORT=8091)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+. "$ROOT/bench/lib/local_nginx.sh"
 PORT="${PORT:-8091}"
 PLAN="$ROOT/jmx-fixtures/http/differential.jmx"
 ORACLE="$ROOT/../shared/tools/jmeter213/jmeter213"
@@ -17,34 +18,7 @@ cleanup() { [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null; rm -rf "$WORK"
 trap cleanup EXIT
 
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml"
-mkdir -p "$WORK/www" "$WORK/logs"
-head -c 1024 /dev/zero | tr '\0' 'x' > "$WORK/www/1k.bin"
-chmod 755 "$WORK" "$WORK/www" && chmod 644 "$WORK/www/1k.bin"
-cat > "$WORK/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $WORK/nginx.pid;
-error_log $WORK/logs/error.log;
-events { worker_connections 256; }
-http {
-  access_log off;
-  server_tokens off;
-  client_body_temp_path $WORK/logs;
-  proxy_temp_path $WORK/logs;
-  fastcgi_temp_path $WORK/logs;
-  uwsgi_temp_path $WORK/logs;
-  scgi_temp_path $WORK/logs;
-  server {
-    listen 127.0.0.1:$PORT;
-    root $WORK/www;
-    location = /redirect { return 302 /1k.bin; }
-  }
-}
-CONF
-nginx -c "$WORK/nginx.conf" &
-NGINX_PID=$!
-sleep 1
-kill -0 "$NGINX_PID" 2>/dev/null || { echo "nginx did not start:"; cat "$WORK/logs/error.log"; exit 1; }
+start_local_nginx "$WORK" "$PORT"
 
 COLUMNS=(
   -Jjmeter.save.saveservice.print_field_names=true

@@ -8,6 +8,7 @@
 # usage: bench/http_many_users.sh           (THREADS=5000 DURATION=30 PORT=8090)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+. "$ROOT/bench/lib/local_nginx.sh"
 THREADS="${THREADS:-5000}"
 DURATION="${DURATION:-30}"
 PORT="${PORT:-8090}"
@@ -20,33 +21,7 @@ ulimit -n 16384 2>/dev/null || true
 
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml"
 
-mkdir -p "$WORK/www" "$WORK/logs"
-head -c 1024 /dev/zero | tr '\0' 'x' > "$WORK/www/1k.bin"
-# nginx's worker runs as an unprivileged user: let it read the files.
-chmod 755 "$WORK" "$WORK/www" && chmod 644 "$WORK/www/1k.bin"
-cat > "$WORK/nginx.conf" <<CONF
-worker_processes 1;
-worker_rlimit_nofile 16384;
-daemon off;
-pid $WORK/nginx.pid;
-error_log $WORK/logs/error.log;
-events { worker_connections 12000; }
-http {
-  access_log off;
-  keepalive_requests 100000000;
-  keepalive_timeout 120s;
-  client_body_temp_path $WORK/logs;
-  proxy_temp_path $WORK/logs;
-  fastcgi_temp_path $WORK/logs;
-  uwsgi_temp_path $WORK/logs;
-  scgi_temp_path $WORK/logs;
-  server { listen 127.0.0.1:$PORT backlog=8192; root $WORK/www; }
-}
-CONF
-nginx -c "$WORK/nginx.conf" &
-NGINX_PID=$!
-sleep 1
-kill -0 "$NGINX_PID" 2>/dev/null || { echo "nginx did not start:"; cat "$WORK/logs/error.log"; exit 1; }
+start_local_nginx "$WORK" "$PORT"
 
 /usr/bin/time -f "%M %U %S %e" -o "$WORK/jmxr.time" \
   "$ROOT/target/release/jmxr" -n -t "$PLAN" -l "$WORK/jmxr.jtl" \

@@ -8,6 +8,7 @@
 # usage: bench/http_throughput.sh            (USERS=50 DURATION=15 PORT=8089)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+. "$ROOT/bench/lib/local_nginx.sh"
 USERS="${USERS:-50}"
 DURATION="${DURATION:-15}"
 PORT="${PORT:-8089}"
@@ -19,35 +20,7 @@ trap cleanup EXIT
 
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml"
 
-mkdir -p "$WORK/www" "$WORK/logs"
-head -c 1024 /dev/zero | tr '\0' 'x' > "$WORK/www/1k.bin"
-# nginx's worker runs as an unprivileged user: let it read the files.
-chmod 755 "$WORK" "$WORK/www" && chmod 644 "$WORK/www/1k.bin"
-cat > "$WORK/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $WORK/nginx.pid;
-error_log $WORK/logs/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  keepalive_requests 100000000;
-  keepalive_timeout 60s;
-  client_body_temp_path $WORK/logs;
-  proxy_temp_path $WORK/logs;
-  fastcgi_temp_path $WORK/logs;
-  uwsgi_temp_path $WORK/logs;
-  scgi_temp_path $WORK/logs;
-  server {
-    listen 127.0.0.1:$PORT;
-    root $WORK/www;
-  }
-}
-CONF
-nginx -c "$WORK/nginx.conf" &
-NGINX_PID=$!
-sleep 1
-kill -0 "$NGINX_PID" 2>/dev/null || { echo "nginx did not start:"; cat "$WORK/logs/error.log"; exit 1; }
+start_local_nginx "$WORK" "$PORT"
 
 cpu_of() { # time file -> cpu seconds
   read -r user sys wall < "$1"; echo "$user + $sys" | bc -l
