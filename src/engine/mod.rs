@@ -52,6 +52,9 @@ pub struct RunShared {
     pub stop_now: CancellationToken,
     /// Set once any stop was asked for (decides whether tearDown runs).
     stop_requested: std::sync::atomic::AtomicBool,
+    /// Whether the current phase's token is cancelled, readable without the lock (users
+    /// check it before every sample).
+    phase_stopping: std::sync::atomic::AtomicBool,
     /// Set when a signal stopped the run.
     interrupted: std::sync::atomic::AtomicBool,
     /// Users started, running and finished (thread-count columns, summariser).
@@ -89,6 +92,7 @@ impl RunShared {
             stop: Mutex::new(CancellationToken::new()),
             stop_now: CancellationToken::new(),
             stop_requested: Default::default(),
+            phase_stopping: Default::default(),
             interrupted: Default::default(),
             counts: Arc::new(ThreadCounts::new()),
             group_active: Mutex::new(HashMap::new()),
@@ -127,7 +131,14 @@ impl RunShared {
     /// Asks every user to finish its current sample and stop.
     pub fn request_stop(&self) {
         self.stop_requested.store(true, Ordering::SeqCst);
-        self.stop.lock().cancel();
+        let token = self.stop.lock();
+        self.phase_stopping.store(true, Ordering::SeqCst);
+        token.cancel();
+    }
+
+    /// Whether the current phase is being stopped (cheap: no lock).
+    pub fn stopping(&self) -> bool {
+        self.phase_stopping.load(Ordering::Relaxed)
     }
 
     /// Stops at once: in-flight samples are abandoned.
@@ -152,7 +163,9 @@ impl RunShared {
     /// must not cut tearDown short when the plan asks for it to run).
     fn renew_stop_token(&self) {
         if !self.stop_now.is_cancelled() {
-            *self.stop.lock() = CancellationToken::new();
+            let mut token = self.stop.lock();
+            *token = CancellationToken::new();
+            self.phase_stopping.store(false, Ordering::SeqCst);
         }
     }
 

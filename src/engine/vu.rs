@@ -104,7 +104,7 @@ impl VirtualUser {
     pub(super) fn should_stop(&self) -> bool {
         let run = &self.user.run;
         self.user.stop_thread
-            || run.stop_token().is_cancelled()
+            || run.stopping()
             || self.user.end_time.is_some_and(|end| Instant::now() >= end)
     }
 
@@ -119,14 +119,14 @@ impl VirtualUser {
                 break;
             }
         }
-        let raw_name = node.name.raw().to_string();
+        let raw_name = node.name.raw();
         for pre in &node.scope.pre {
-            pre.process(&mut self.user, &raw_name);
+            pre.process(&mut self.user, raw_name);
         }
-        if !self.apply_timers(&node.scope, &raw_name).await {
+        if !self.apply_timers(&node.scope, raw_name).await {
             return Flow::StopThread;
         }
-        let label: Arc<str> = Arc::from(node.name.eval(&mut self.user.eval(&raw_name)));
+        let label: Arc<str> = Arc::from(node.name.eval(&mut self.user.eval(raw_name)));
         let mut cx = SampleContext {
             user: &mut self.user,
             label: label.clone(),
