@@ -21,6 +21,9 @@ pub struct JmesPathAssertion {
     path: Option<JmesPath>,
     path_text: String,
     expected: Template,
+    /// The expected value as a whole-text regex, compiled once when it is constant (a bad
+    /// one stays a per-check error, as before).
+    expected_regex: Option<Regex>,
     validate: bool,
     expect_null: bool,
     invert: bool,
@@ -37,15 +40,21 @@ impl JmesPathAssertion {
                 None
             }
         };
+        let expected = cx.template("EXPECTED_VALUE");
+        let regex = cx.flag("ISREGEX", true);
+        let expected_regex = (regex && expected.is_constant())
+            .then(|| whole_text_regex(expected.raw()).ok())
+            .flatten();
         JmesPathAssertion {
             name: Arc::from(cx.element.name.as_str()),
             path,
             path_text,
-            expected: cx.template("EXPECTED_VALUE"),
+            expected,
+            expected_regex,
             validate: cx.flag("JSONVALIDATION", false),
             expect_null: cx.flag("EXPECT_NULL", false),
             invert: cx.flag("INVERT", false),
-            regex: cx.flag("ISREGEX", true),
+            regex,
         }
     }
 
@@ -65,7 +74,14 @@ impl JmesPathAssertion {
             other => other.to_string(),
         };
         if self.regex {
-            let regex = Regex::new(&format!("^(?:{expected})$")).map_err(|e| e.to_string())?;
+            let compiled;
+            let regex = match &self.expected_regex {
+                Some(regex) => regex,
+                None => {
+                    compiled = whole_text_regex(expected).map_err(|e| e.to_string())?;
+                    &compiled
+                }
+            };
             return regex.is_match(&text).map_err(|e| e.to_string());
         }
         if text == expected {
@@ -87,6 +103,11 @@ impl JmesPathAssertion {
             format!("Value expected{not} to be equal to {expected}")
         }
     }
+}
+
+/// Java's `matches`: the regex must cover the whole text.
+fn whole_text_regex(expected: &str) -> Result<Regex, fancy_regex::Error> {
+    Regex::new(&format!("^(?:{expected})$"))
 }
 
 impl Assertion for JmesPathAssertion {
