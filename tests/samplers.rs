@@ -13,7 +13,7 @@ fn flow_control_action_pause_adds_its_duration() {
     let (_, before_end) = jtl.span(rows[0]);
     let (after_start, _) = jtl.span(rows[1]);
     let gap = after_start - before_end;
-    assert!((300..1200).contains(&gap), "paused {gap} ms");
+    assert!((299..1200).contains(&gap), "paused {gap} ms"); // 1 ms slack: whole-ms columns
 }
 
 #[test]

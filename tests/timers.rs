@@ -46,7 +46,7 @@ fn gaussian_random_timer_stays_near_its_offset() {
 fn poisson_random_timer_adds_its_offset() {
     let jtl = run_fixture("timers/poisson_random.jmx", &["--seed", "11"]);
     let gaps = gaps(&jtl);
-    assert!(gaps.iter().all(|g| *g >= 50), "{gaps:?}");
+    assert!(gaps.iter().all(|g| *g >= 49), "{gaps:?}"); // 1 ms slack: whole-ms columns
     let total: i64 = gaps.iter().sum();
     // Three delays of 50 + Poisson(30) ms.
     assert!((150..=1000).contains(&total), "total {total} ms");
@@ -57,7 +57,8 @@ fn timers_in_scope_are_summed() {
     let jtl = run_fixture("timers/summed.jmx", &[]);
     assert_eq!(jtl.labels_of("Group 1-1"), ["first", "second"]);
     let gap = gaps(&jtl)[0];
-    assert!((150..900).contains(&gap), "60 + 90 ms timers gave {gap} ms");
+    // One millisecond of slack for whole-millisecond rounding, as in assert_gaps_within.
+    assert!((149..900).contains(&gap), "60 + 90 ms timers gave {gap} ms");
 }
 
 #[test]
@@ -65,5 +66,5 @@ fn timer_under_a_flow_control_action_pauses_the_thread() {
     let jtl = run_fixture("timers/flow_control_action_timer.jmx", &[]);
     assert_eq!(jtl.labels_of("Group 1-1"), ["before", "after"]);
     let gap = gaps(&jtl)[0];
-    assert!((200..900).contains(&gap), "200 ms timer gave {gap} ms");
+    assert!((199..900).contains(&gap), "200 ms timer gave {gap} ms");
 }
