@@ -118,8 +118,11 @@ fn an_unmapped_class_is_refused_with_the_property_that_maps_it() {
     let plan = plan.to_str().expect("UTF-8 path");
     let output = jmxr(work.path(), &["check", plan]);
     assert_eq!(output.status.code(), Some(2));
-    let text = String::from_utf8_lossy(&output.stdout).to_string()
-        + &String::from_utf8_lossy(&output.stderr);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(text.contains("\"com.acme.telemetry.UdpSender\""), "{text}");
     assert!(
         text.contains("parameters: host, port, message, intervalMs, packetSize"),

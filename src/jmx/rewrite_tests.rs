@@ -75,9 +75,9 @@ fn include(name: &str, path: &str) -> String {
 
 #[test]
 fn disabled_elements_go_with_their_subtrees() {
-    let inner = el("S", "s1", true, "", "") + &el("S", "off", false, "", "");
+    let inner = el("S", "s1", true, "", "") + &*el("S", "off", false, "", "");
     let groups = el("TG", "on", true, "", &el("C", "c", true, "", &inner))
-        + &el("TG", "gone", false, "", &el("S", "s2", true, "", ""));
+        + &*el("TG", "gone", false, "", &el("S", "s2", true, "", ""));
     let tree = rewritten(&plan("P", &groups));
     assert_eq!(shape(&tree.roots), "P(on(c(s1)))");
 }
@@ -116,14 +116,14 @@ fn test_fragments_stay_in_place() {
 
 #[test]
 fn module_copies_a_disabled_target_enabled_and_drops_its_disabled_children() {
-    let target_children = el("S", "s", true, "", "") + &el("S", "off", false, "", "");
+    let target_children = el("S", "s", true, "", "") + &*el("S", "off", false, "", "");
     let body = el(
         "TestFragmentController",
         "frag",
         false,
         "",
         &el("C", "target", true, "", &target_children),
-    ) + &el(
+    ) + &*el(
         "TG",
         "tg",
         true,
@@ -148,7 +148,10 @@ fn module_replaces_its_own_children_and_skips_modules_named_like_the_target() {
             el("S", "own child", true, "", "")
         ),
     );
-    let tree = rewritten(&plan("P", &el("TG", "tg", true, "", &(target + &module))));
+    let tree = rewritten(&plan(
+        "P",
+        &el("TG", "tg", true, "", &(target + module.as_str())),
+    ));
     assert_eq!(shape(&tree.roots), "P(tg(reload(reload(reload))))");
 }
 
@@ -160,13 +163,13 @@ fn module_takes_the_last_match_in_tree_order() {
         true,
         "",
         &el("C", "dup", true, "", &el("S", "first", true, "", "")),
-    ) + &el(
+    ) + &*el(
         "TG",
         "tg",
         true,
         "",
         &el("C", "dup", true, "", &el("S", "second", true, "", "")),
-    ) + &el(
+    ) + &*el(
         "TG",
         "runner",
         true,
@@ -271,13 +274,13 @@ fn include_takes_the_first_fragment_even_disabled_and_sets_the_file() {
         true,
         "",
         &el("S", "not included", true, "", ""),
-    ) + &el(
+    ) + &*el(
         "TestFragmentController",
         "f1",
         false,
         "",
-        &(el("S", "a", true, "", "") + &el("S", "off", false, "", "")),
-    ) + &el(
+        &(el("S", "a", true, "", "") + &*el("S", "off", false, "", "")),
+    ) + &*el(
         "TestFragmentController",
         "f2",
         true,

@@ -1,7 +1,11 @@
-//! Scripting. For now this holds the small expression language that If and While
-//! Controllers and the `__jexl3`, `__jexl2` and `__javaScript` functions evaluate: the
-//! JavaScript/JEXL conditions users write most (comparisons of quoted strings and
-//! numbers, arithmetic, `&&`, `||`, `!`). Full scripts on Rhai come later.
+//! Scripting. `condition` is the small expression language that If and While
+//! Controllers and the `__jexl3`, `__jexl2` and `__javaScript` functions evaluate when
+//! the expression is a one-line comparison (the common case, no engine needed).
+//! Scripts run on Rhai: `translate` turns Groovy, Java, BeanShell and JavaScript into
+//! Rhai source at plan time, and `shims` supplies the Java/Groovy library calls that
+//! translated code makes.
 
 pub mod condition;
 pub mod functions;
+pub mod shims;
+pub mod translate;

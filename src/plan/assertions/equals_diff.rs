@@ -42,8 +42,8 @@ impl DiffStyle {
         } else if keep_start {
             String::from_utf16_lossy(&units[..self.section_len]) + TRUNCATED
         } else {
-            TRUNCATED.to_string()
-                + &String::from_utf16_lossy(&units[units.len() - self.section_len..])
+            let tail = String::from_utf16_lossy(&units[units.len() - self.section_len..]);
+            format!("{TRUNCATED}{tail}")
         }
     }
 
