@@ -317,3 +317,118 @@ fn demo_plan_runs_with_the_mirror_served_by_the_run_itself() {
     assert_eq!(jtl.labelled("cart").len(), 2);
     assert!(jtl.values("success").iter().all(|s| s == "true"));
 }
+
+/// A page for "Retrieve All Embedded Resources": a stylesheet with a background image,
+/// an image referenced twice, an excluded image, an iframe with its own image.
+fn embedded_site(request: &Request) -> Reply {
+    let typed = |body: &str, content_type: &str| {
+        let mut reply = Reply::ok(body);
+        reply.headers = vec![("Content-Type".into(), content_type.into())];
+        reply
+    };
+    match request.target.as_str() {
+        "/page.html" => typed(
+            r#"<html><head><link rel="stylesheet" href="css/site.css"></head>
+            <body><img src="img/a.png"><img src="/img/a.png"><img src="skip/b.png">
+            <iframe src="frame.html"></iframe></body></html>"#,
+            "text/html; charset=UTF-8",
+        )
+        .header("Set-Cookie", "visit=1; Path=/"),
+        "/css/site.css" => typed("body { background: url(../img/bg.png) }", "text/css"),
+        "/frame.html" => typed(r#"<img src="img/f.png">"#, "text/html"),
+        "/broken.html" => typed(r#"<img src="missing.png">"#, "text/html"),
+        "/missing.png" => {
+            let mut reply = typed("gone", "text/plain");
+            reply.status = 404;
+            reply.reason = "Not Found";
+            reply
+        }
+        _ => typed("PNG....", "image/png"),
+    }
+}
+
+#[test]
+fn embedded_resources_are_fetched_as_nested_sub_results() {
+    let server = serve(embedded_site);
+    let port = format!("-Jport={}", server.port);
+    let jtl = run_fixture("http/embedded.jmx", &[&port]);
+
+    // Every sample, then its sub-samples depth first. Sub-samples take the sampler's
+    // name; the stylesheet and the iframe are containers of their own resources.
+    let labels: Vec<&str> = jtl.rows.iter().map(|r| jtl.get(r, "label")).collect();
+    assert_eq!(
+        labels,
+        [
+            "page",
+            "page-0",
+            "page-1",
+            "page-0",
+            "page-1",
+            "page-2",
+            "page-3",
+            "page-0",
+            "page-1",
+            "css only",
+            "css only-0",
+            "css only-1",
+            "plain",
+            "broken",
+            "broken-0",
+            "broken-1",
+        ],
+    );
+    let base = format!("http://127.0.0.1:{}", server.port);
+    let urls: Vec<String> = jtl
+        .rows
+        .iter()
+        .map(|r| jtl.get(r, "URL").replace(&base, ""))
+        .collect();
+    assert_eq!(
+        urls[..9],
+        [
+            "/page.html",
+            "/page.html",
+            "/css/site.css",
+            "/css/site.css",
+            "/img/bg.png",
+            "/img/a.png",
+            "/frame.html",
+            "/frame.html",
+            "/img/f.png",
+        ],
+        "duplicates fetched once, skip/ excluded"
+    );
+    assert_eq!(
+        urls[11], "/css/site.css",
+        "only URLs matching the allow pattern"
+    );
+
+    // Containers add up their parts.
+    let bytes = |i: usize| jtl.int(&jtl.rows[i], "bytes");
+    assert_eq!(bytes(0), bytes(1) + bytes(2) + bytes(5) + bytes(6));
+    assert_eq!(bytes(2), bytes(3) + bytes(4));
+    assert_eq!(jtl.get(&jtl.rows[0], "success"), "true");
+
+    // A failed resource fails the container, which names it.
+    let broken = jtl.one("broken");
+    assert_eq!(jtl.get(broken, "success"), "false");
+    assert_eq!(
+        jtl.get(broken, "responseMessage"),
+        format!("Embedded resource download error:{base}/missing.png code:404 message:Not Found, ")
+    );
+
+    // Resources are requested with the page's cookies, on the user's connection.
+    let image = &server.requests_to("/img/a.png")[0];
+    assert_eq!(image.header("Cookie"), Some("visit=1"));
+    assert_eq!(
+        server.requests_to("/img/f.png").len(),
+        1,
+        "the iframe's own image"
+    );
+    assert_eq!(server.requests_to("/skip/").len(), 0);
+    assert_eq!(
+        server.requests_to("/img/a.png").len(),
+        1,
+        "only the first sampler fetches images"
+    );
+}

@@ -53,6 +53,23 @@ fn run_batch_with(
     batch::run_batch(test, stem, extra, prepare, skipped_steps);
 }
 
+/// `file:` URLs with "Retrieve All Embedded Resources": the page, its stylesheet, its
+/// images and an iframe with its own image, nested as JMeter nests them. The plan reads
+/// `testfiles/...` relative to the working folder, JMeter's `bin`.
+#[test]
+fn html_parser_test_file_2_downloads_embedded_resources_of_file_urls() {
+    run_batch_with(
+        "HTMLParserTestFile_2",
+        "HTMLParserTestFile_2",
+        &[],
+        |work| {
+            std::os::unix::fs::symlink(batch_dir(), work.join("testfiles"))
+                .expect("testfiles link");
+            batch_dir().join("HTMLParserTestFile_2.jmx")
+        },
+    );
+}
+
 /// The plan targets localhost:8081 without starting a server; JMeter's expected files
 /// hold whether or not anything answers there (the assertions read request headers), so
 /// the test starts nothing and does not depend on that port.

@@ -139,8 +139,9 @@ use Status::*;
 const HTTP: &str = "HTTP support is planned (issue 3)";
 const HTTP_SAMPLER: &str = "HTTP/1.1 and HTTPS (any certificate trusted, as in JMeter; \
 jmxr.https.verify_certificates=true checks them) with per-user keep-alive, redirects, \
-gzip/deflate/brotli, multipart, file: URLs, Use MD5; embedded resources and HTTP/2 are not \
-implemented yet (issue 3)";
+gzip/deflate/brotli, multipart, file: URLs, Use MD5, embedded resources (HTML and CSS, \
+nested frames, URL filters; fetched one after another even when parallel downloads are \
+set); HTTP/2 is not implemented yet (issue 3)";
 const DATA: &str = "planned with test data, extractors and assertions (issue 4)";
 const SCRIPT: &str = "scripting is planned on Rhai (issue 7)";
 const WEBSOCKET: &str = "WebSocket is not implemented yet (no issue yet)";

@@ -3,8 +3,9 @@
 //!
 //! * HTTP Request Defaults fill string properties the sampler has absent or empty; the
 //!   innermost defaults element wins; their arguments are appended to the sampler's.
-//!   Booleans come from the sampler only (a default cannot turn a checkbox off, and the
-//!   boolean defaults that matter — embedded resources — are not implemented).
+//!   Booleans come from the sampler only (a default cannot turn a checkbox off), except
+//!   "Retrieve All Embedded Resources" and "Parallel downloads": JMeter's GUI leaves those
+//!   properties out when unticked, so the defaults' value applies when the sampler has none.
 //! * Header Managers: the innermost manager's headers come first, outer managers add
 //!   only names not yet present (case-insensitive).
 //! * Cookie Manager: only one is used, and JMeter ends up with the **outermost** one.
@@ -103,6 +104,11 @@ pub struct HttpSpec {
     pub auth: Vec<AuthEntry>,
     /// DNS Cache Manager's static host table (custom resolver only): host → address.
     pub static_hosts: Vec<(String, String)>,
+    /// `HTTPSampler.image_parser`: retrieve all embedded resources.
+    pub embedded_resources: bool,
+    /// `HTTPSampler.embedded_url_re` and `HTTPSampler.embedded_url_exclude_re`.
+    pub embedded_allow: String,
+    pub embedded_exclude: String,
 }
 
 /// Reads the sampler and merges the config elements that apply to it.
@@ -136,6 +142,30 @@ pub fn read(cx: &mut BuildContext<'_>, configs: &[&Element]) -> HttpSpec {
         }
     }
     let files = read_files(cx);
+    let defaults_flag = |cx: &BuildContext<'_>, name: &str| -> bool {
+        let truthy = |t: &str| t.trim().eq_ignore_ascii_case("true");
+        match cx.raw(name) {
+            Some(own) => truthy(own),
+            None => defaults
+                .iter()
+                .find_map(|d| d.str_prop(name))
+                .is_some_and(truthy),
+        }
+    };
+    let embedded_resources = defaults_flag(cx, "HTTPSampler.image_parser");
+    let merged_text = |cx: &BuildContext<'_>, name: &str| -> String {
+        cx.raw(name)
+            .filter(|t| !t.is_empty())
+            .or_else(|| {
+                defaults
+                    .iter()
+                    .find_map(|d| d.str_prop(name).filter(|t| !t.is_empty()))
+            })
+            .unwrap_or("")
+            .to_string()
+    };
+    let embedded_allow = merged_text(cx, "HTTPSampler.embedded_url_re");
+    let embedded_exclude = merged_text(cx, "HTTPSampler.embedded_url_exclude_re");
     HttpSpec {
         domain: text(cx, "HTTPSampler.domain"),
         port: text(cx, "HTTPSampler.port"),
@@ -159,6 +189,9 @@ pub fn read(cx: &mut BuildContext<'_>, configs: &[&Element]) -> HttpSpec {
         cookie_manager: cookie_manager(cx, &configs),
         auth: auth_entries(cx, &configs),
         static_hosts: static_hosts(cx, &configs),
+        embedded_resources,
+        embedded_allow,
+        embedded_exclude,
     }
 }
 

@@ -1,7 +1,9 @@
 //! `file:` URLs: JMeter reads the file through Java's URL connection (its Java HTTP
 //! implementation). The sample has code `200`, message `OK`, no headers, the file as
 //! body and its length as bytes; a missing file is a `FileNotFoundException`.
-//! Relative paths resolve against the working folder, as Java does.
+//! Relative paths resolve against the working folder, as Java does. Every file is typed
+//! `text/html` with the sampler's content encoding as charset (UTF-8 when empty, JMeter
+//! 5.6's default), as `HTTPFileImpl` does.
 
 use std::sync::Arc;
 
@@ -12,7 +14,7 @@ use crate::plan::SampleContext;
 use crate::results::SampleResult;
 use crate::samplers::{new_result, Stopwatch};
 
-pub fn sample(cx: &SampleContext<'_>, label: Arc<str>, url: &Url) -> SampleResult {
+pub fn sample(cx: &SampleContext<'_>, label: Arc<str>, url: &Url, encoding: &str) -> SampleResult {
     let mut result = new_result(cx, label);
     result.is_http = true;
     result.http_method = "GET".into();
@@ -25,7 +27,14 @@ pub fn sample(cx: &SampleContext<'_>, label: Arc<str>, url: &Url) -> SampleResul
         Ok(data) => {
             result.response_code = "200".into();
             result.response_message = "OK".into();
+            let encoding = if encoding.trim().is_empty() {
+                "UTF-8"
+            } else {
+                encoding.trim()
+            };
             result.data_type = "text";
+            result.content_type = format!("text/html; charset={encoding}");
+            result.data_encoding = encoding.to_string();
             result.response_data = data;
             result.set_success(true);
         }

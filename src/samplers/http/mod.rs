@@ -12,14 +12,18 @@
 //! * Each virtual user keeps its connections and cookie jars in one slot
 //!   ([`UserHttp`]), shared by all its HTTP samplers, as a JMeter thread does.
 //!
+//! * [`embedded`] fetches the resources of HTML and CSS responses as sub-results when
+//!   "Retrieve All Embedded Resources" is on.
+//!
 //! HTTPS is in [`tls`] (any certificate trusted by default, as in JMeter). Not done yet
-//! (reported by `jmxr check` through the registry notes): embedded resources, Cache
-//! Manager, DNS servers of the DNS Cache Manager (its static hosts work), Kerberos, HTTP/2.
+//! (reported by `jmxr check` through the registry notes): Cache Manager, DNS servers of
+//! the DNS Cache Manager (its static hosts work), Kerberos, HTTP/2.
 
 mod auth;
 mod client;
 mod config;
 mod cookies;
+mod embedded;
 mod file;
 mod redirects;
 mod request;
@@ -67,6 +71,8 @@ pub struct HttpSampler {
     fixed: Option<(String, Url, String)>,
     /// Connect and response timeouts when both are constants.
     fixed_timeouts: Option<(Option<Duration>, Option<Duration>)>,
+    /// Set when the sampler retrieves embedded resources.
+    embedded: Option<embedded::EmbeddedSpec>,
 }
 
 /// Builds an HTTP Request from its element and the config elements in its scope.
@@ -83,10 +89,19 @@ pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn 
         (Some(connect), Some(response)) => Some((timeout(connect), timeout(response))),
         _ => None,
     };
+    let embedded = spec.embedded_resources.then(|| {
+        let (embedded, warnings) =
+            embedded::EmbeddedSpec::new(&spec.embedded_allow, &spec.embedded_exclude);
+        for warning in warnings {
+            cx.warn(warning);
+        }
+        embedded
+    });
     Arc::new(HttpSampler {
         spec,
         fixed,
         fixed_timeouts,
+        embedded,
     })
 }
 
@@ -120,7 +135,7 @@ impl Sampler for HttpSampler {
                     body: None,
                 };
                 let first = self.one_hop(cx, &hop).await;
-                return Some(self.after_first(cx, first, method).await);
+                return Some(self.after_first(cx, first, method, 0).await);
             }
         }
         let label = cx.label.clone();
@@ -149,7 +164,16 @@ impl Sampler for HttpSampler {
             }
         };
         if url.scheme == "file" {
-            return Some(file::sample(cx, label, &url));
+            let encoding = self.spec.content_encoding.eval(&mut cx.user.eval(&label));
+            if self.embedded.is_none() {
+                return Some(file::sample(cx, label, &url, &encoding));
+            }
+            // Java's file URL connection labels the sample with the URL, which names the
+            // sub-results; the sampler's name goes on the top result at the end.
+            let page = file::sample(cx, Arc::from(url.to_string()), &url, &encoding);
+            let mut result = self.with_embedded_resources(cx, page, 0).await;
+            result.label = label;
+            return Some(result);
         }
         let url_text = url.to_string();
         let hop = Hop {
@@ -159,26 +183,31 @@ impl Sampler for HttpSampler {
             body: body.as_ref(),
         };
         let first = self.one_hop(cx, &hop).await;
-        Some(self.after_first(cx, first, &method).await)
+        Some(self.after_first(cx, first, &method, 0).await)
     }
 }
 
 impl HttpSampler {
-    /// Redirects after the first response, as the sampler is set to handle them.
+    /// Redirects after the first response, as the sampler is set to handle them, then
+    /// the embedded resources of the page (`HTTPSamplerBase.resultProcessing`): when
+    /// JMeter follows the redirects, each hop has fetched its own resources already.
+    /// `depth` is the frame depth of the page (0 for the sampler's own URL).
     async fn after_first(
         &self,
         cx: &mut SampleContext<'_>,
         first: SampleResult,
         method: &str,
+        depth: usize,
     ) -> SampleResult {
         let redirect = first.redirect_location.is_some();
-        if redirect && self.spec.auto_redirects && matches!(method, "GET" | "HEAD") {
-            return self.auto_redirects(cx, first).await;
-        }
-        if redirect && self.spec.follow_redirects && !self.spec.auto_redirects {
-            return self.follow_redirects(cx, first).await;
-        }
-        first
+        let result = if redirect && self.spec.auto_redirects && matches!(method, "GET" | "HEAD") {
+            self.auto_redirects(cx, first).await
+        } else if redirect && self.spec.follow_redirects && !self.spec.auto_redirects {
+            return self.follow_redirects(cx, first, depth).await;
+        } else {
+            first
+        };
+        self.with_embedded_resources(cx, result, depth).await
     }
 
     /// Sends one request and records it as one sample.

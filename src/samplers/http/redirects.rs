@@ -71,6 +71,7 @@ impl HttpSampler {
         &self,
         cx: &mut SampleContext<'_>,
         first: SampleResult,
+        depth: usize,
     ) -> SampleResult {
         let max = max_redirects(cx);
         let mut total = first.clone();
@@ -101,6 +102,8 @@ impl HttpSampler {
                 body: None,
             };
             last = self.one_hop(cx, &hop).await;
+            // Each hop is a page of its own: its resources come with it.
+            last = self.with_embedded_resources(cx, last, depth).await;
             push_renamed(&mut total, last.clone(), true);
             hops += 1;
             if last.redirect_location.is_none() {
@@ -144,18 +147,24 @@ fn push_renamed(total: &mut SampleResult, mut hop: SampleResult, accumulate: boo
     hop.label = Arc::from(format!("{}-{}", total.label, total.subresults.len()));
     hop.thread_name = total.thread_name.clone();
     if accumulate {
-        if hop.end_time > total.end_time {
-            total.end_time = hop.end_time;
-            total.elapsed = total.end_time - total.start_time - total.idle_time;
-        }
-        total.headers_size += hop.headers_size;
-        total.body_size = Some(
-            total.body_size.unwrap_or(total.response_data.len() as i64)
-                + hop.body_size.unwrap_or(hop.response_data.len() as i64),
-        );
-        total.sent_bytes += hop.sent_bytes;
+        accumulate_sizes(total, &hop);
     }
     total.subresults.push(hop);
+}
+
+/// What JMeter's `addSubResult` adds to a container for a child: sizes add up and the
+/// end time stretches to the child's.
+pub(super) fn accumulate_sizes(total: &mut SampleResult, child: &SampleResult) {
+    if child.end_time > total.end_time {
+        total.end_time = child.end_time;
+        total.elapsed = total.end_time - total.start_time - total.idle_time;
+    }
+    total.headers_size += child.headers_size;
+    total.body_size = Some(
+        total.body_size.unwrap_or(total.response_data.len() as i64)
+            + child.body_size.unwrap_or(child.response_data.len() as i64),
+    );
+    total.sent_bytes += child.sent_bytes;
 }
 
 /// `httpsampler.max_redirects`, 20 unless set.
