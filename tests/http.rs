@@ -432,3 +432,74 @@ fn embedded_resources_are_fetched_as_nested_sub_results() {
         "only the first sampler fetches images"
     );
 }
+
+/// `/fresh` may be kept a minute; `/validated` must be revalidated (`no-cache`; without
+/// it JMeter would keep a response with `Last-Modified` and no `Date` for a year).
+fn cacheable_site(request: &Request) -> Reply {
+    match request.target.as_str() {
+        "/fresh" => Reply::ok("fresh").header("Cache-Control", "public, max-age=60"),
+        "/validated" if request.header("If-None-Match") == Some("\"v1\"") => {
+            let mut reply = Reply::ok("");
+            reply.status = 304;
+            reply.reason = "Not Modified";
+            reply
+        }
+        "/validated" => Reply::ok("validated")
+            .header("Cache-Control", "no-cache")
+            .header("ETag", "\"v1\"")
+            .header("Last-Modified", "Wed, 21 Oct 2015 07:28:00 GMT"),
+        _ => Reply::ok("other"),
+    }
+}
+
+#[test]
+fn cache_manager_skips_fresh_resources_and_revalidates_the_others() {
+    let server = serve(cacheable_site);
+    let port = format!("-Jport={}", server.port);
+    let jtl = run_fixture("http/cache_manager.jmx", &[&port]);
+    // A fresh entry makes no sample (JMeter's default); the cache is cleared each
+    // iteration, so the second iteration asks again.
+    assert_eq!(
+        jtl.labels_of("Browser 1-1"),
+        [
+            "fresh",
+            "validated",
+            "validated again",
+            "fresh",
+            "validated",
+            "validated again"
+        ]
+    );
+    assert_eq!(server.requests_to("/fresh").len(), 2);
+    let validated = server.requests_to("/validated");
+    assert_eq!(validated.len(), 4);
+    for (i, request) in validated.iter().enumerate() {
+        let conditional = i % 2 == 1;
+        assert_eq!(
+            request.header("If-None-Match").is_some(),
+            conditional,
+            "{i}"
+        );
+        assert_eq!(
+            request.header("If-Modified-Since"),
+            conditional.then_some("Wed, 21 Oct 2015 07:28:00 GMT"),
+            "{i}"
+        );
+    }
+    let again = jtl.labelled("validated again");
+    assert_eq!(jtl.get(again[0], "responseCode"), "304");
+    assert_eq!(jtl.get(again[0], "success"), "true");
+
+    // The stand-in sample JMeter can be asked for instead.
+    let jtl = run_fixture(
+        "http/cache_manager.jmx",
+        &[
+            &port,
+            "-Jcache_manager.cached_resource_mode=RETURN_200_CACHE",
+        ],
+    );
+    let cached = jtl.labelled("fresh again");
+    assert_eq!(cached.len(), 2);
+    assert_eq!(jtl.get(cached[0], "responseCode"), "200");
+    assert_eq!(jtl.get(cached[0], "responseMessage"), "(ex cache)");
+}

@@ -261,7 +261,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "ConfigTestElement" gui "SimpleConfigGui" => Config Unsupported "Simple Config Element" NO_PLUGIN;
     "HeaderManager" => Config Supported "HTTP Header Manager" "managers in scope merge: the innermost wins per header name";
     "CookieManager" => Config Supported "HTTP Cookie Manager" "per-user jar, standard policy (and ignoreCookies), clearEachIteration or controlledByThreadGroup, user-defined cookies; other policies behave as standard";
-    "CacheManager" => Config Unsupported "HTTP Cache Manager" HTTP;
+    "CacheManager" => Config Supported "HTTP Cache Manager" "per user: validators (If-Modified-Since, If-None-Match), Cache-Control/Expires freshness, Vary, max size, clear each iteration; a fresh GET makes no sample unless cache_manager.cached_resource_mode says otherwise. Clearing each iteration clears that user's cache only (JMeter clears every thread's)";
     "AuthManager" => Config Supported "HTTP Authorization Manager" "the first entry whose URL prefixes the request: Basic sent pre-emptively, Digest (MD5, qop=auth) in answer to the 401 challenge; Kerberos is not supported (a warning says so)";
     "DNSCacheManager" => Config Supported "DNS Cache Manager" "the custom resolver's static host table; its DNS servers are not queried (names outside the table use the system resolver, with a warning)";
     "KeystoreConfig" => Config Unsupported "Keystore Configuration" HTTP;

@@ -10,6 +10,7 @@
 //!   only names not yet present (case-insensitive).
 //! * Cookie Manager: only one is used, and JMeter ends up with the **outermost** one.
 
+use super::cache::CacheManagerSpec;
 use crate::expr::Template;
 use crate::jmx::{Element, Property};
 use crate::plan::BuildContext;
@@ -104,6 +105,7 @@ pub struct HttpSpec {
     pub auth: Vec<AuthEntry>,
     /// DNS Cache Manager's static host table (custom resolver only): host → address.
     pub static_hosts: Vec<(String, String)>,
+    pub cache_manager: Option<CacheManagerSpec>,
     /// `HTTPSampler.image_parser`: retrieve all embedded resources.
     pub embedded_resources: bool,
     /// `HTTPSampler.embedded_url_re` and `HTTPSampler.embedded_url_exclude_re`.
@@ -189,6 +191,7 @@ pub fn read(cx: &mut BuildContext<'_>, configs: &[&Element]) -> HttpSpec {
         cookie_manager: cookie_manager(cx, &configs),
         auth: auth_entries(cx, &configs),
         static_hosts: static_hosts(cx, &configs),
+        cache_manager: cache_manager(&configs),
         embedded_resources,
         embedded_allow,
         embedded_exclude,
@@ -296,6 +299,30 @@ fn cookie_manager(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Option<Coo
         controlled_by_thread_group: flag("CookieManager.controlledByThreadGroup"),
         ignore: policy.eq_ignore_ascii_case("ignoreCookies"),
         cookies,
+    })
+}
+
+/// The outermost Cache Manager in scope (JMeter's `setCacheManager` keeps the last one
+/// set, which is the outermost).
+fn cache_manager(configs: &[&Element]) -> Option<CacheManagerSpec> {
+    let manager = configs
+        .iter()
+        .rev()
+        .find(|c| short_gui(c) == "CacheManagerGui")?;
+    let flag = |name: &str| {
+        manager
+            .str_prop(name)
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("true"))
+    };
+    Some(CacheManagerSpec {
+        key: manager.location(),
+        clear_each_iteration: flag("clearEachIteration"),
+        controlled_by_thread: flag("CacheManager.controlledByThread"),
+        use_expires: flag("useExpires"),
+        max_size: manager
+            .str_prop("maxSize")
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(5000),
     })
 }
 

@@ -175,7 +175,13 @@ impl HttpSampler {
                 .get("httpsampler.ignore_failed_embedded_resources")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
             for url in urls {
-                let resource = self.fetch_resource(cx, url, depth + 1).await;
+                // A resource the Cache Manager holds is not fetched (and, by default, leaves
+                // no sub-result).
+                let resource = match self.answered_from_cache(cx, &url.to_string(), "GET") {
+                    Some(None) => continue,
+                    Some(Some(cached)) => cached,
+                    None => self.fetch_resource(cx, url, depth + 1).await,
+                };
                 let ok = resource.success;
                 add_child(&mut container, resource, true);
                 if !ok && !ignore_failures {

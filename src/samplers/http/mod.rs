@@ -20,6 +20,7 @@
 //! the DNS Cache Manager (its static hosts work), Kerberos, HTTP/2.
 
 mod auth;
+mod cache;
 mod client;
 mod config;
 mod cookies;
@@ -59,6 +60,8 @@ struct UserHttp {
     iteration: Option<u64>,
     /// One jar per Cookie Manager, keyed by the manager's location in the plan.
     jars: HashMap<String, cookies::Jar>,
+    /// One cache per Cache Manager, keyed likewise.
+    caches: HashMap<String, cache::Cache>,
 }
 
 /// What jmxr sends as `User-Agent` unless the plan sets one.
@@ -134,6 +137,9 @@ impl Sampler for HttpSampler {
                     method,
                     body: None,
                 };
+                if let Some(cached) = self.answered_from_cache(cx, url_text, method) {
+                    return cached;
+                }
                 let first = self.one_hop(cx, &hop).await;
                 return Some(self.after_first(cx, first, method, 0).await);
             }
@@ -182,6 +188,9 @@ impl Sampler for HttpSampler {
             method: &method,
             body: body.as_ref(),
         };
+        if let Some(cached) = self.answered_from_cache(cx, &url_text, &method) {
+            return cached;
+        }
         let first = self.one_hop(cx, &hop).await;
         Some(self.after_first(cx, first, &method, 0).await)
     }
@@ -276,6 +285,7 @@ impl HttpSampler {
                     result.response_data = auth::md5_hex(&result.response_data).into_bytes();
                 }
                 self.store_cookies(cx, hop.url, &set_cookies);
+                self.save_in_cache(cx, &result);
             }
             Err(error) if self.java_implementation(cx) => {
                 response::fill_error(&mut result, &java_error(error));
@@ -348,6 +358,18 @@ impl HttpSampler {
                     headers[0].1 = value;
                 } else {
                     headers.push((name.as_str().into(), value));
+                }
+            }
+        }
+        // The Cache Manager's validators follow the Header Manager's headers.
+        if self.spec.cache_manager.is_some() {
+            let sent: Vec<(String, String)> = headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect();
+            if let Some(cache) = self.cache(cx) {
+                for (name, value) in cache.conditional_headers(hop.url_text, &sent) {
+                    headers.push((name.into(), value.into()));
                 }
             }
         }
@@ -457,6 +479,104 @@ impl HttpSampler {
         }
         let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
         state.jars.get_mut(&manager.key)
+    }
+
+    /// The user's cache for the Cache Manager in scope, cleared at a new iteration when
+    /// the manager asks.
+    fn cache<'u>(&self, cx: &'u mut SampleContext<'_>) -> Option<&'u mut cache::Cache> {
+        let manager = self.spec.cache_manager.as_ref()?;
+        let iteration = cx.user.iteration;
+        let clears = if manager.controlled_by_thread {
+            !cx.user.same_user_on_next_iteration
+        } else {
+            manager.clear_each_iteration
+        };
+        let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+        let cache = state.caches.entry(manager.key.clone()).or_default();
+        if cache.iteration != Some(iteration) && clears {
+            cache.clear();
+        }
+        cache.iteration = Some(iteration);
+        Some(cache)
+    }
+
+    /// The Header Manager's headers as they will be sent (what a `Vary` entry is keyed by).
+    fn manager_headers(&self, cx: &mut SampleContext<'_>) -> Vec<(String, String)> {
+        let label = cx.label.clone();
+        let mut ev = cx.user.eval(&label);
+        self.spec
+            .headers
+            .iter()
+            .map(|(name, value)| (name.clone(), value.eval(&mut ev)))
+            .collect()
+    }
+
+    /// A GET the Cache Manager answers without a request: `Some(None)` when it makes no
+    /// sample (JMeter's default), `Some(Some(result))` for the configured stand-in
+    /// sample, `None` when the request must be sent.
+    fn answered_from_cache(
+        &self,
+        cx: &mut SampleContext<'_>,
+        url_text: &str,
+        method: &str,
+    ) -> Option<Option<SampleResult>> {
+        if self.spec.cache_manager.is_none() || !method.eq_ignore_ascii_case("GET") {
+            return None;
+        }
+        let sent = self.manager_headers(cx);
+        let now = cache::now_ms();
+        if !self.cache(cx)?.is_fresh(url_text, &sent, now) {
+            return None;
+        }
+        let props = &cx.user.run.props;
+        match cache::CachedMode::from_properties(|name| props.get(name).map(|v| v.to_string())) {
+            cache::CachedMode::NoSample => Some(None),
+            cache::CachedMode::Sample { code, message } => {
+                let mut result = new_result(cx, cx.label.clone());
+                result.is_http = true;
+                result.url = Some(url_text.to_string());
+                result.http_method = "GET".into();
+                result.start_time = wall_clock_ms();
+                result.end_time = result.start_time;
+                result.response_code = code;
+                result.response_message = message;
+                result.set_success(true);
+                Some(Some(result))
+            }
+        }
+    }
+
+    /// JMeter's `CacheManager.saveDetails` after a response.
+    fn save_in_cache(&self, cx: &mut SampleContext<'_>, result: &SampleResult) {
+        let Some(spec) = self.spec.cache_manager.as_ref() else {
+            return;
+        };
+        let cacheable_method = cx
+            .user
+            .run
+            .props
+            .get("cacheable_methods")
+            .unwrap_or_else(|| "GET".to_string())
+            .split([' ', ','])
+            .any(|m| m.eq_ignore_ascii_case(&result.http_method));
+        let sent: Vec<(String, String)> = result
+            .request_headers
+            .lines()
+            .filter_map(|line| line.split_once(':'))
+            .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+            .collect();
+        let url = result.url.clone().unwrap_or_default();
+        if let Some(cache) = self.cache(cx) {
+            cache.save(
+                spec,
+                cacheable_method,
+                &result.response_code,
+                &url,
+                &result.response_headers,
+                &sent,
+                cache::now_ms(),
+            );
+        }
     }
 
     fn cookie_header(&self, cx: &mut SampleContext<'_>, url: &Url) -> String {
