@@ -17,6 +17,7 @@ use crate::plan::extractors::xml_load::{
 };
 use crate::plan::extractors::xpath::{Value, XPath};
 use crate::plan::extractors::xpath_parse::Version;
+use crate::plan::extractors::xpath_query::Query;
 use crate::plan::{Assertion, BuildContext};
 use crate::results::{AssertionResult, SampleResult};
 
@@ -24,7 +25,8 @@ pub struct XPathAssertion {
     name: Arc<str>,
     scope: Scope,
     text: String,
-    xpath: Option<XPath>,
+    /// `None` for an empty XPath2 query.
+    query: Option<Query>,
     negate: bool,
     version: Version,
     options: ParseOptions,
@@ -38,34 +40,14 @@ impl XPathAssertion {
             Version::One => configured_namespaces(cx.properties),
             Version::Two => parse_namespace_lines(cx.raw("XPath.namespaces").unwrap_or("")),
         };
-        let xpath = if version == Version::Two && text.is_empty() {
-            // JMeter only logs an empty XPath2 query and passes.
-            None
-        } else {
-            match XPath::compile(&text, version) {
-                Ok(xpath) => {
-                    if version == Version::Two {
-                        for prefix in xpath.prefixes() {
-                            if !namespaces.iter().any(|(p, _)| p == prefix) {
-                                cx.error(format!(
-                                    "XPath2 prefix '{prefix}' is not declared in XPath.namespaces"
-                                ));
-                            }
-                        }
-                    }
-                    Some(xpath)
-                }
-                Err(err) => {
-                    cx.error(format!("invalid XPath expression {text:?}: {err}"));
-                    None
-                }
-            }
-        };
+        // JMeter only logs an empty XPath2 query, and the assertion passes.
+        let query = (version == Version::One || !text.is_empty())
+            .then(|| Query::build(cx, "XPath.xpath", "/", version, &namespaces));
         XPathAssertion {
             name: Arc::from(cx.element.name.as_str()),
             scope: Scope::build(cx),
             text,
-            xpath,
+            query,
             negate: cx.flag("XPath.negate", false),
             version,
             options: ParseOptions {
@@ -100,11 +82,7 @@ impl XPathAssertion {
         }
         let text = &self.text;
         match xpath.evaluate(&dom, &self.namespaces) {
-            Err(message) => self.result(
-                false,
-                true,
-                format!("TransformerException: {message} for: {text}"),
-            ),
+            Err(message) => self.expression_failed(&message),
             Ok(Value::Nodes(nodes)) if nodes.is_empty() => {
                 self.result(!self.negate, false, format!("No Nodes Matched {text}"))
             }
@@ -123,32 +101,31 @@ impl XPathAssertion {
     fn judge_xpath2(&self, xpath: &XPath, input: &str) -> AssertionResult {
         let dom = match parse_xml(input, true) {
             Ok(dom) => dom,
-            Err(error) => {
-                return self.result(
-                    false,
-                    true,
-                    format!(
-                        "Exception occurred computing assertion with XPath:{}, error:{}",
-                        self.text,
-                        saxon_parse_message(&error)
-                    ),
-                )
-            }
+            Err(error) => return self.expression_failed(&saxon_parse_message(&error)),
         };
         let found = match xpath.evaluate(&dom, &self.namespaces) {
             Ok(Value::Boolean(b)) => b,
             Ok(Value::Nodes(nodes)) => !nodes.is_empty(),
             Ok(Value::Items(items)) => !items.is_empty(),
             Ok(_) => true,
-            Err(message) => {
-                return self.result(
-                    false,
-                    true,
-                    format!("Exception: {message} for:{}", self.text),
-                )
-            }
+            Err(message) => return self.expression_failed(&message),
         };
         self.boolean_result(found)
+    }
+
+    /// An expression that cannot be evaluated: an error, worded as each version's.
+    fn expression_failed(&self, message: &str) -> AssertionResult {
+        let text = &self.text;
+        self.result(
+            false,
+            true,
+            match self.version {
+                Version::One => format!("TransformerException: {message} for: {text}"),
+                Version::Two => format!(
+                    "Exception occurred computing assertion with XPath:{text}, error:{message}"
+                ),
+            },
+        )
     }
 
     fn boolean_result(&self, found: bool) -> AssertionResult {
@@ -191,10 +168,13 @@ impl Check for XPathAssertion {
         let Some(input) = input else {
             return self.result(true, false, RESPONSE_WAS_NULL);
         };
-        let Some(xpath) = &self.xpath else {
-            let mut passed = self.result(false, false, "");
-            passed.failure_message = None;
-            return passed;
+        let Some(query) = &self.query else {
+            return self.result(false, false, "");
+        };
+        let mut slot = None;
+        let xpath = match query.get(cx, &mut slot) {
+            Ok(xpath) => xpath,
+            Err(message) => return self.expression_failed(&message),
         };
         let mut result = match self.version {
             Version::One => self.judge_xpath1(xpath, &input),

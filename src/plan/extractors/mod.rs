@@ -30,6 +30,7 @@ mod xpath2_extractor;
 pub(crate) mod xpath_extractor;
 mod xpath_functions;
 pub(crate) mod xpath_parse;
+pub(crate) mod xpath_query;
 
 use std::borrow::Cow;
 use std::sync::Arc;

@@ -44,6 +44,9 @@ impl LoadError {
 
 pub fn load(text: &str, options: ParseOptions) -> Result<Dom, LoadError> {
     if !options.tolerant {
+        if text.trim().is_empty() {
+            return Err(LoadError::Xml("Premature end of file.".into()));
+        }
         return parse_xml(text, options.namespace)
             .map_err(|e| LoadError::Xml(crate::plan::assertions::xerces_message(&e)));
     }

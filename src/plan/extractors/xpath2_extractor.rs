@@ -16,8 +16,9 @@ use rand::Rng;
 use super::xml_dom::{parse_xml, Dom};
 use super::xml_load::parse_namespace_lines;
 use super::xpath::{format_number, node_string, NodeRef, Value, XPath};
-use super::xpath_extractor::{add_failure, match_number, store_matches, Query};
+use super::xpath_extractor::{add_failure, match_number, store_matches};
 use super::xpath_parse::Version;
+use super::xpath_query::Query;
 use super::{take_match_count, Field, Scope};
 use crate::engine::UserState;
 use crate::expr::Template;
@@ -44,17 +45,15 @@ impl XPath2Extractor {
             .raw("XPathExtractor2.xpathQuery")
             .unwrap_or("")
             .is_empty();
-        let query =
-            (!empty).then(|| Query::build(cx, "XPathExtractor2.xpathQuery", "", Version::Two));
-        if let Some(Query::Compiled(xpath)) = &query {
-            for prefix in xpath.prefixes() {
-                if !namespaces.iter().any(|(p, _)| p == prefix) {
-                    cx.error(format!(
-                        "XPath2 prefix '{prefix}' is not declared in namespaces"
-                    ));
-                }
-            }
-        }
+        let query = (!empty).then(|| {
+            Query::build(
+                cx,
+                "XPathExtractor2.xpathQuery",
+                "",
+                Version::Two,
+                &namespaces,
+            )
+        });
         XPath2Extractor {
             name: Arc::from(cx.element.name.as_str()),
             scope: Scope::build(cx),
@@ -132,7 +131,7 @@ impl PostProcessor for XPath2Extractor {
             return store_matches(user, &refname, &[], previous);
         };
         let mut slot = None;
-        let xpath = match query.get(user, &mut slot) {
+        let xpath = match query.get(&mut user.eval(""), &mut slot) {
             Ok(xpath) => xpath,
             Err(message) => return add_failure(result, &self.name, &message, false),
         };
@@ -206,15 +205,28 @@ mod tests {
     }
 
     #[test]
-    fn undeclared_prefix_and_unsupported_constructs_are_plan_errors() {
+    fn undeclared_prefix_fails_at_run_time_and_unsupported_constructs_are_plan_errors() {
         let el = extractor_element(
             "XPath2Extractor",
-            &[("XPathExtractor2.xpathQuery", "//t:F")],
+            &[
+                ("XPathExtractor2.xpathQuery", "//t:F"),
+                ("XPathExtractor2.refname", "v"),
+            ],
         );
         let diagnostics = build_diagnostics(&el, |cx| {
             XPath2Extractor::build(cx);
         });
         assert!(diagnostics[0].contains("prefix 't'"), "{diagnostics:?}");
+        let (ex, _) = crate::plan::assertions::test_support::build_with_diagnostics(
+            &el,
+            XPath2Extractor::build,
+        );
+        let mut result = body(XML);
+        ex.process(&mut result, &mut user());
+        assert_eq!(
+            result.assertions[0].failure_message.as_deref(),
+            Some("Namespace prefix 't' has not been declared\nSee log file for further details.")
+        );
         let el = extractor_element(
             "XPath2Extractor",
             &[("XPathExtractor2.xpathQuery", "for $f in //F return $f")],

@@ -19,63 +19,12 @@ use super::xml_dom::{Dom, NodeKind};
 use super::xml_load::{configured_namespaces, load, LoadError, ParseOptions};
 use super::xpath::{format_number, NodeRef, Value, XPath};
 use super::xpath_parse::Version;
+use super::xpath_query::Query;
 use super::{take_match_count, Field, Scope};
 use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor, Setting};
 use crate::results::{AssertionResult, SampleResult};
-
-/// An XPath known at plan time, or one with `${...}` compiled when used.
-pub enum Query {
-    Compiled(XPath),
-    Dynamic(Template, Version),
-    /// Invalid at plan time (already reported): selects nothing.
-    Invalid,
-}
-
-impl Query {
-    pub fn build(
-        cx: &mut BuildContext<'_>,
-        property: &str,
-        absent: &str,
-        version: Version,
-    ) -> Query {
-        let text = match cx.raw(property) {
-            Some(text) => text.to_string(),
-            None => absent.to_string(),
-        };
-        let template = cx.compile(&text);
-        if !template.is_constant() {
-            return Query::Dynamic(template, version);
-        }
-        match XPath::compile(template.raw(), version) {
-            Ok(xpath) => Query::Compiled(xpath),
-            Err(err) => {
-                cx.error(format!(
-                    "invalid XPath expression {:?}: {err}",
-                    template.raw()
-                ));
-                Query::Invalid
-            }
-        }
-    }
-
-    /// The compiled expression and its text; `Err` with the reason when it cannot be.
-    pub fn get<'q>(
-        &'q self,
-        user: &mut UserState,
-        slot: &'q mut Option<XPath>,
-    ) -> Result<&'q XPath, String> {
-        match self {
-            Query::Compiled(xpath) => Ok(xpath),
-            Query::Invalid => Err("invalid XPath expression".into()),
-            Query::Dynamic(template, version) => {
-                let text = template.eval(&mut user.eval(""));
-                Ok(slot.insert(XPath::compile(&text, *version)?))
-            }
-        }
-    }
-}
 
 pub struct XPathExtractor {
     name: Arc<str>,
@@ -95,7 +44,7 @@ impl XPathExtractor {
             name: Arc::from(cx.element.name.as_str()),
             scope: Scope::build(cx),
             refname: cx.template("XPathExtractor.refname"),
-            query: Query::build(cx, "XPathExtractor.xpathQuery", "", Version::One),
+            query: Query::build(cx, "XPathExtractor.xpathQuery", "", Version::One, &[]),
             default: cx.template("XPathExtractor.default"),
             match_number: cx.setting("XPathExtractor.matchNumber", "-1"),
             fragment: cx.flag("XPathExtractor.fragment", false),
@@ -256,7 +205,7 @@ impl PostProcessor for XPathExtractor {
         user.vars.remove(&format!("{refname}_1"));
         let number = match_number(&self.match_number, -1, user);
         let mut slot = None;
-        let xpath = match self.query.get(user, &mut slot) {
+        let xpath = match self.query.get(&mut user.eval(""), &mut slot) {
             Ok(xpath) => xpath,
             Err(message) => return add_failure(result, &self.name, &message, false),
         };
