@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use super::{grouped, RESPONSE_WAS_NULL};
 use crate::expr::EvalContext;
-use crate::plan::extractors::xml_dom::{parse_html, parse_xml, NodeKind};
+use crate::plan::extractors::html_parse::parse_html;
+use crate::plan::extractors::xml_dom::{parse_xml, NodeKind};
 use crate::plan::extractors::xml_load::{is_tidy_tag, unknown_elements};
 use crate::plan::{Assertion, BuildContext};
 use crate::results::{AssertionResult, SampleResult};

@@ -10,8 +10,10 @@
 
 use rand::Rng;
 
-use super::css_select::{attribute_value, text, Selector};
-use super::xml_dom::{parse_html, NodeKind};
+use super::css_select::{attribute_value, Selector};
+use super::css_text::text;
+use super::html_parse::parse_html;
+use super::xml_dom::NodeKind;
 use super::{take_match_count, Field, Scope};
 use crate::engine::UserState;
 use crate::expr::Template;

@@ -13,7 +13,9 @@
 mod boundary;
 mod css_extractor;
 mod css_select;
+mod css_text;
 mod debug;
+pub(crate) mod html_parse;
 pub mod jmespath;
 mod jmespath_extractor;
 mod jmespath_functions;
@@ -29,6 +31,7 @@ pub(crate) mod xpath;
 mod xpath2_extractor;
 pub(crate) mod xpath_extractor;
 mod xpath_functions;
+mod xpath_lexer;
 pub(crate) mod xpath_parse;
 pub(crate) mod xpath_query;
 

@@ -9,7 +9,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::xml_dom::{looks_like_xml, parse_html, parse_xml, Dom, NodeKind};
+use super::html_parse::parse_html;
+use super::xml_dom::{looks_like_xml, parse_xml, Dom, NodeKind};
 
 /// The parser settings of JMeter's XPath elements.
 #[derive(Debug, Clone, Copy, Default)]
