@@ -1,4 +1,5 @@
-//! Assertions: Response, Duration and Size Assertions.
+//! Assertions: Response, Duration, Size, JSON, JMESPath, MD5Hex, XML, XPath, XPath2
+//! and HTML Assertions.
 //!
 //! Each element is built once from its `jmx` element (patterns compiled, settings turned
 //! into templates) and then judges samples through the [`Assertion`] trait. JMeter's
@@ -12,6 +13,7 @@
 
 mod duration;
 mod equals_diff;
+mod html;
 mod jmespath;
 mod json_path;
 mod md5hex;
@@ -19,20 +21,24 @@ mod pattern;
 mod response;
 mod size;
 mod xml;
+mod xpath;
 
 use std::sync::Arc;
 
+use super::extractors::xpath_parse::Version;
 use super::{Assertion, BuildContext};
 use crate::expr::{EvalContext, Template};
 use crate::results::{AssertionResult, SampleResult};
 
 pub use duration::DurationAssertion;
+pub use html::HtmlAssertion;
 pub use jmespath::JmesPathAssertion;
 pub use json_path::JsonPathAssertion;
 pub use md5hex::Md5HexAssertion;
 pub use response::ResponseAssertion;
 pub use size::SizeAssertion;
-pub use xml::XmlAssertion;
+pub use xml::{xerces_message, XmlAssertion};
+pub use xpath::{saxon_parse_message, XPathAssertion};
 
 /// Builds the assertion for `class`, or `None` when the class is not an assertion jmxr runs.
 pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Assertion>> {
@@ -44,6 +50,9 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Assertion
         "MD5HexAssertion" => Arc::new(Md5HexAssertion::build(cx)),
         "XMLAssertion" => Arc::new(XmlAssertion::build(cx)),
         "JMESPathAssertion" => Arc::new(JmesPathAssertion::build(cx)),
+        "XPathAssertion" => Arc::new(XPathAssertion::build(cx, Version::One)),
+        "HTMLAssertion" => Arc::new(HtmlAssertion::build(cx)),
+        "XPath2Assertion" => Arc::new(XPathAssertion::build(cx, Version::Two)),
         _ => return None,
     };
     Some(built)
@@ -251,7 +260,7 @@ mod tests {
             cx
         ))
         .is_some());
-        assert!(with_cx(&el, |cx| build("XPathAssertion", cx)).is_none());
+        assert!(with_cx(&el, |cx| build("NoSuchAssertion", cx)).is_none());
     }
 
     #[test]

@@ -294,9 +294,9 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "JSONPostProcessor" => PostProcessor Supported "JSON Extractor" "Jayway JSONPath for names, brackets, wildcards, deep scan, indexes, slices, filters (==, !=, <, <=, >, >=, =~, in, nin, existence, !, &&, ||) and length()/size()/min()/max()/avg()/sum(); lists of different lengths and invalid paths are plan errors (JMeter fails at run time)";
     "JMESPathExtractor" => PostProcessor Supported "JSON JMESPath Extractor" "JMESPath without expression references (`&expr`, so no `sort_by`/`max_by`/`min_by`/`map`); decimals in JSON results are written as Rust writes them (`1e10` gives `10000000000.0`, Java `1.0E10`)";
     "BoundaryExtractor" => PostProcessor Supported "Boundary Extractor" "";
-    "HtmlExtractor" => PostProcessor Unsupported "CSS Selector Extractor" DATA;
-    "XPathExtractor" => PostProcessor Unsupported "XPath Extractor" DATA;
-    "XPath2Extractor" => PostProcessor Unsupported "XPath2 Extractor" DATA;
+    "HtmlExtractor" => PostProcessor Supported "CSS Selector Extractor" "jsoup's selector syntax (`:contains`, `:containsOwn`, `:matches`, `:has`, `:not`, `:eq`/`:lt`/`:gt`, `[attr~=regex]`) and `text()` spacing over an HTML5 parser's tree; JODD gives the raw text; `abs:` attribute prefixes are not resolved";
+    "XPathExtractor" => PostProcessor Supported "XPath Extractor" "XPath 1.0; tolerant parsing uses an HTML5 parser instead of Tidy (its complaints count as Tidy warnings, unknown elements as errors); `validate`, `whitespace` and `download_dtds` have no effect, as in current JMeter";
+    "XPath2Extractor" => PostProcessor Supported "XPath2 Extractor" "XPath 1.0 plus the XPath 2 parts plans use: sequences, `eq`/`ne`/`lt`/..., `if then else`, `idiv`, `*:name`, a function as last step, and `ends-with`, `matches`, `replace`, `lower-case`, `upper-case`, `string-join`, `tokenize`, `distinct-values`, `exists`, `empty`, `min`, `max`, `avg`, `abs`, `data`, `reverse`, `subsequence`, `head`, `tail`, `compare`; other constructs (`for`, `some`, `let`, types, `||`) are plan errors naming them; numbers are doubles, not decimals";
     "DebugPostProcessor" => PostProcessor Supported "Debug PostProcessor" "the sampler-properties section is left out (post-processors do not see the sampler element)";
     "com.atlantbh.jmeter.plugins.jsonutils.jsonpathextractor.JSONPathExtractor" => PostProcessor Unsupported "jp@gc - JSON Path Extractor" DATA;
     "com.atlantbh.jmeter.plugins.jsontoxmlconverter.JSONToXMLConverter" => PostProcessor Unsupported "jp@gc - JSON to XML Converter" DATA;
@@ -314,10 +314,10 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "SizeAssertion" => Assertion Supported "Size Assertion" "";
     "JSONPathAssertion" => Assertion Supported "JSON Assertion" "JSONPath as for the JSON Extractor; a response that is not strict JSON fails with jmxr's own parser message (JMeter's json-smart parser is permissive)";
     "JMESPathAssertion" => Assertion Supported "JSON JMESPath Assertion" "JMESPath as for the JMESPath Extractor; a response that is not JSON is an error with jmxr's parser message";
-    "XPathAssertion" => Assertion Unsupported "XPath Assertion" DATA;
-    "XPath2Assertion" => Assertion Unsupported "XPath2 Assertion" DATA;
+    "XPathAssertion" => Assertion Supported "XPath Assertion" "XPath 1.0; tolerant parsing as the XPath Extractor's; parser messages use Xerces' words for the common errors";
+    "XPath2Assertion" => Assertion Supported "XPath2 Assertion" "the XPath2 Extractor's language; a parse error's message imitates Saxon's";
     "MD5HexAssertion" => Assertion Supported "MD5Hex Assertion" "";
-    "HTMLAssertion" => Assertion Unsupported "HTML Assertion" DATA;
+    "HTMLAssertion" => Assertion Supported "HTML Assertion" "an HTML5 parser stands in for JTidy: its complaints count as warnings, elements Tidy does not know as errors, so counts differ from JMeter's (docs/differences.md); the error file uses Tidy's layout";
     "XMLAssertion" => Assertion Supported "XML Assertion" "well-formedness through jmxr's parser: the commonest failure messages use Xerces' words, others differ";
     "com.atlantbh.jmeter.plugins.jsonutils.jsonpathassertion.JSONPathAssertion" => Assertion Unsupported "jp@gc - JSON Path Assertion" DATA;
     "org.apache.jmeter.assertions.JSONSchemaAssertion" => Assertion Unsupported "JSON Schema Assertion (plugin)" DATA;

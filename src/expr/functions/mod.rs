@@ -24,6 +24,7 @@ mod threads;
 mod time;
 mod time_format;
 mod variables;
+mod xpath;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -63,6 +64,7 @@ impl FunctionRegistry {
             threads::FUNCTIONS,
             time::FUNCTIONS,
             variables::FUNCTIONS,
+            xpath::FUNCTIONS,
             crate::script::functions::FUNCTIONS,
         ];
         let constructors = groups

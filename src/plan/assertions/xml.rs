@@ -29,7 +29,7 @@ impl XmlAssertion {
 }
 
 /// Xerces' message for the errors plans meet most.
-fn message(error: &Error) -> String {
+pub fn xerces_message(error: &Error) -> String {
     match error {
         Error::UnknownToken(_) | Error::NoRootNode => "Content is not allowed in prolog.".into(),
         Error::UnexpectedCloseTag(expected, _, _) => format!(
@@ -63,7 +63,7 @@ impl Assertion for XmlAssertion {
             if let Err(error) = Document::parse_with_options(&body, options) {
                 verdict.error = true;
                 verdict.failure = true;
-                verdict.failure_message = Some(message(&error));
+                verdict.failure_message = Some(xerces_message(&error));
             }
         }
         let ok = result.success && !verdict.failure;

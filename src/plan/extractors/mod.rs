@@ -1,6 +1,8 @@
-//! Post-processors (reference §10): the Regular Expression, Boundary, JSON and JSON
-//! JMESPath Extractors (with JSONPath and JMESPath evaluators), which pull values out
-//! of a sample into variables, and the Debug PostProcessor.
+//! Post-processors (reference §10): the Regular Expression, Boundary, JSON, JSON
+//! JMESPath, XPath, XPath2 and CSS Selector Extractors (with JSONPath, JMESPath, XPath
+//! and CSS selector evaluators over `serde_json` values and an XML/HTML tree,
+//! `xml_dom`), which pull values out of a sample into variables, and the Debug
+//! PostProcessor.
 //!
 //! Each is built once at plan time (expressions compiled, a bad one reported with its
 //! location) and runs through [`PostProcessor`] after its sampler, before assertions.
@@ -9,7 +11,11 @@
 //! match among several ([`pick`]).
 
 mod boundary;
+mod css_extractor;
+mod css_select;
+mod css_text;
 mod debug;
+pub(crate) mod html_parse;
 pub mod jmespath;
 mod jmespath_extractor;
 mod jmespath_functions;
@@ -19,6 +25,15 @@ pub mod jsonpath;
 mod jsonpath_filter;
 mod jsonpath_stream;
 mod regex;
+pub(crate) mod xml_dom;
+pub(crate) mod xml_load;
+pub(crate) mod xpath;
+mod xpath2_extractor;
+pub(crate) mod xpath_extractor;
+mod xpath_functions;
+mod xpath_lexer;
+pub(crate) mod xpath_parse;
+pub(crate) mod xpath_query;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -31,11 +46,14 @@ use crate::expr::Template;
 use crate::results::SampleResult;
 
 pub use self::boundary::BoundaryExtractor;
+pub use self::css_extractor::CssExtractor;
 pub use self::debug::DebugPostProcessor;
 pub use self::jmespath_extractor::JmesPathExtractor;
 pub use self::json::JsonExtractor;
 pub use self::json_text::extracted_text;
 pub use self::regex::RegexExtractor;
+pub use self::xpath2_extractor::XPath2Extractor;
+pub use self::xpath_extractor::XPathExtractor;
 
 /// Builds the post-processor `class`, or `None` when it is not one of these.
 pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn PostProcessor>> {
@@ -45,6 +63,9 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn PostProce
         "JSONPostProcessor" => Arc::new(JsonExtractor::build(cx)),
         "DebugPostProcessor" => Arc::new(DebugPostProcessor::build(cx)),
         "JMESPathExtractor" => Arc::new(JmesPathExtractor::build(cx)),
+        "XPathExtractor" => Arc::new(XPathExtractor::build(cx)),
+        "HtmlExtractor" => Arc::new(CssExtractor::build(cx)),
+        "XPath2Extractor" => Arc::new(XPath2Extractor::build(cx)),
         _ => return None,
     })
 }
