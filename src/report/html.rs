@@ -167,10 +167,9 @@ fn ms(value: i64) -> String {
 }
 
 /// The label rows shown, by name: `series_filter` and `show_controllers_only` applied.
-fn sorted_labels<'a>(agg: &'a Aggregator, info: &ReportInfo) -> Vec<(&'a String, &'a Summary)> {
+fn sorted_labels<'a>(agg: &'a Aggregator, info: &ReportInfo) -> Vec<(&'a str, &'a Summary)> {
     let mut labels: Vec<_> = agg
-        .labels
-        .iter()
+        .labels()
         .filter(|(label, s)| info.shows(label, s.is_controller))
         .collect();
     labels.sort_by(|a, b| a.0.cmp(b.0));
@@ -189,7 +188,7 @@ fn apdex_table(agg: &Aggregator, info: &ReportInfo) -> String {
         ],
         "total",
     )];
-    let mut labels: Vec<(f64, &String, &Summary)> = sorted_labels(agg, info)
+    let mut labels: Vec<(f64, &str, &Summary)> = sorted_labels(agg, info)
         .into_iter()
         .map(|(k, s)| (s.apdex_score(s.count), k, s))
         .collect();

@@ -130,7 +130,7 @@ pub fn row_stats(summary: &Summary, percentiles: [f64; 3]) -> RowStats {
 
 /// `statistics.json`: label → `SamplingStatistic`, plus `Total`, Jackson-style layout.
 pub fn statistics_json(agg: &Aggregator) -> String {
-    let mut rows: Vec<(&str, &Summary)> = agg.labels.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let mut rows: Vec<(&str, &Summary)> = agg.labels().collect();
     rows.sort_by(|a, b| a.0.cmp(b.0));
     rows.insert(0, (TOTAL, &agg.total));
     let entries: Vec<String> = rows

@@ -123,7 +123,7 @@ pub fn generate_from_files(
         }
         warnings.extend(reader.warnings().iter().cloned());
     }
-    if agg.total.count == 0 && agg.labels.is_empty() {
+    if agg.total.count == 0 && agg.labels().next().is_none() {
         return Err("Error while processing samples: no sample in the results file(s)".into());
     }
     let sources = files.iter().map(|p| p.display().to_string()).collect();

@@ -8,6 +8,8 @@
 
 mod aggregate;
 mod aggregate_graphs;
+mod aggregate_graphs_buckets;
+mod aggregate_keys;
 mod bus;
 mod csv;
 mod date_format;

@@ -2,8 +2,12 @@
 //! with a rolling window (the last `statistic_window` values, 20,000 by default) and the
 //! LEGACY estimator; or, by option, over every value (exact mode, kept as counts per
 //! distinct value so memory stays bounded by the number of distinct response times).
+//!
+//! Adding a value is on the per-sample path of the live dashboard, so it costs a store
+//! (rolling) or one integer-keyed hash update (exact); sorting waits until a percentile is
+//! asked for.
 
-use std::collections::BTreeMap;
+use super::fast_hash::FastMap;
 
 /// The values a percentile is taken from.
 #[derive(Debug, Clone)]
@@ -15,7 +19,7 @@ pub enum Distribution {
         capacity: usize,
     },
     /// Every value, as counts per distinct value.
-    Exact { counts: BTreeMap<i64, u64>, n: u64 },
+    Exact { counts: FastMap<i64, u64>, n: u64 },
 }
 
 impl Distribution {
@@ -23,7 +27,7 @@ impl Distribution {
     pub fn new(window: usize) -> Distribution {
         if window == 0 {
             Distribution::Exact {
-                counts: BTreeMap::new(),
+                counts: FastMap::default(),
                 n: 0,
             }
         } else {
@@ -46,7 +50,10 @@ impl Distribution {
                     values.push(value);
                 } else {
                     values[*next] = value;
-                    *next = (*next + 1) % *capacity;
+                    *next += 1;
+                    if *next == *capacity {
+                        *next = 0;
+                    }
                 }
             }
             Distribution::Exact { counts, n } => {
@@ -87,10 +94,13 @@ impl Distribution {
                     .map(|&p| legacy(p, n, |rank| sorted[(rank - 1) as usize]))
                     .collect()
             }
-            Distribution::Exact { counts, n } => ps
-                .iter()
-                .map(|&p| legacy(p, *n, |rank| nth(counts, rank)))
-                .collect(),
+            Distribution::Exact { counts, n } => {
+                let mut sorted: Vec<(i64, u64)> = counts.iter().map(|(&v, &c)| (v, c)).collect();
+                sorted.sort_unstable();
+                ps.iter()
+                    .map(|&p| legacy(p, *n, |rank| nth(&sorted, rank)))
+                    .collect()
+            }
         }
     }
 
@@ -102,16 +112,16 @@ impl Distribution {
     }
 }
 
-/// The value of 1-based rank `rank` in sorted order.
-fn nth(counts: &BTreeMap<i64, u64>, rank: u64) -> i64 {
+/// The value of 1-based rank `rank` in `sorted` (value, count) pairs.
+fn nth(sorted: &[(i64, u64)], rank: u64) -> i64 {
     let mut seen = 0;
-    for (&v, &c) in counts {
+    for &(v, c) in sorted {
         seen += c;
         if seen >= rank {
             return v;
         }
     }
-    counts.keys().next_back().copied().unwrap_or(0)
+    sorted.last().map_or(0, |&(v, _)| v)
 }
 
 /// commons-math's LEGACY estimate of percentile `p` over `n` sorted values, `value(rank)`
