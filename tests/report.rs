@@ -250,3 +250,73 @@ fn series_filter_and_controllers_only_choose_the_table_rows() {
     let index = std::fs::read_to_string(work.path().join("controllers/index.html")).unwrap();
     assert!(!index.contains(">JR-OK<"));
 }
+
+/// JMeter 5's Custom Graphs: the mean of a `sample_variables` column per time bucket, on a
+/// page of its own, configured by `jmeter.reportgenerator.graph.custom_*` properties.
+#[test]
+fn a_custom_graph_plots_the_mean_of_a_sample_variable_per_bucket() {
+    let work = tempfile::tempdir().unwrap();
+    let header = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,\
+                  success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,\
+                  IdleTime,Connect,\"tokens\"";
+    let rows: Vec<String> = [
+        ("1000", "10"),
+        ("1500", "20"),
+        ("2000", "null"),
+        ("2100", ""),
+    ]
+    .iter()
+    .chain(&[("2500", "7")])
+    .map(|(t, tokens)| {
+        format!("{t},0,req,200,OK,TG 1-1,text,true,,10,5,1,1,http://x/,0,0,0,{tokens}")
+    })
+    .collect();
+    std::fs::write(
+        work.path().join("vars.jtl"),
+        format!("{header}\n{}\n", rows.join("\n")),
+    )
+    .unwrap();
+    let graph = "jmeter.reportgenerator.graph.custom_tokens";
+    let props = [
+        format!(
+            "{graph}.classname=org.apache.jmeter.report.processor.graph.impl.CustomGraphConsumer"
+        ),
+        format!("{graph}.title=Tokens per request"),
+        format!("{graph}.property.set_Y_Axis=Tokens"),
+        format!("{graph}.property.set_X_Axis=Over Time"),
+        format!("{graph}.property.set_granularity=1000"),
+        format!("{graph}.property.setSampleVariableName=tokens"),
+        format!("{graph}.property.setContentMessage=Tokens : "),
+    ];
+    let mut args: Vec<String> = props.iter().map(|p| format!("-J{p}")).collect();
+    args.extend(["-g", "vars.jtl", "-o", "report"].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = jmxr(work.path(), &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+
+    let script = std::fs::read_to_string(work.path().join("report/content/js/report-data.js"))
+        .expect("report data");
+    let data: serde_json::Value = serde_json::from_str(
+        script
+            .trim()
+            .trim_start_matches("window.JMXR_REPORT = ")
+            .trim_end_matches(';'),
+    )
+    .expect("report data is JSON");
+    let custom = &data["graphs"]["custom_tokens"];
+    assert_eq!(custom["title"], "Tokens per request");
+    assert_eq!(custom["yLabel"], "Tokens");
+    assert_eq!(custom["xLabel"], "Over Time");
+    assert_eq!(custom["granularity"], 1000);
+    assert_eq!(custom["contentMessage"], "Tokens : ");
+    // Empty and `null` values are not samples of the variable.
+    assert_eq!(
+        custom["series"],
+        serde_json::json!([{"label": "tokens", "data": [[1000.0, 15.0], [2000.0, 7.0]]}])
+    );
+    let page = std::fs::read_to_string(work.path().join("report/content/pages/CustomsGraphs.html"))
+        .expect("custom graphs page");
+    assert!(page.contains("data-graph=\"custom_tokens\""), "{page}");
+    let index = std::fs::read_to_string(work.path().join("report/index.html")).unwrap();
+    assert!(index.contains("content/pages/CustomsGraphs.html"));
+}

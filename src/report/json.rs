@@ -187,12 +187,13 @@ pub fn graphs_json(graphs: &[Graph]) -> String {
         };
         let _ = write!(
             out,
-            "\n{}:{{\"title\":{},\"xAxis\":\"{x_axis}\",\"xLabel\":{},\"yLabel\":{},\"granularity\":{},\"series\":[",
-            string(g.id),
+            "\n{}:{{\"title\":{},\"xAxis\":\"{x_axis}\",\"xLabel\":{},\"yLabel\":{},\"granularity\":{},\"contentMessage\":{},\"series\":[",
+            string(&g.id),
             string(&g.title),
-            string(g.x_label),
-            string(g.y_label),
-            g.granularity.map_or("null".into(), |v| v.to_string())
+            string(&g.x_label),
+            string(&g.y_label),
+            g.granularity.map_or("null".into(), |v| v.to_string()),
+            string(&g.content_message)
         );
         for (j, (name, points)) in g.series.iter().enumerate() {
             if j > 0 {

@@ -8,6 +8,9 @@
 use regex::Regex;
 
 use super::aggregate_graphs::GraphAccumulators;
+use super::aggregate_graphs_custom::{
+    custom_graph_specs, custom_value, CustomGraphSpec, CustomGraphs,
+};
 use super::aggregate_keys::{ArcIds, Interner};
 use super::fast_hash::FastMap;
 use super::percentile::Distribution;
@@ -54,6 +57,10 @@ pub struct AggregateSettings {
     /// `jmeter.save.saveservice.subresults`: live sub-results count as the `.jtl` rows they
     /// become.
     pub subresults: bool,
+    /// `jmeter.reportgenerator.graph.custom_*`.
+    pub custom_graphs: Vec<CustomGraphSpec>,
+    /// `sample_variables`: the order of a live sample's variable values.
+    pub sample_variables: Vec<String>,
 }
 
 fn full_match(pattern: &str) -> Option<Regex> {
@@ -156,6 +163,19 @@ impl AggregateSettings {
                 true,
             ),
             subresults: props.get_bool("jmeter.save.saveservice.subresults", true),
+            custom_graphs: custom_graph_specs(
+                props,
+                props
+                    .get_i64(&format!("{RG}overall_granularity"), 60_000)
+                    .max(1),
+            ),
+            sample_variables: props
+                .get("sample_variables")
+                .unwrap_or_default()
+                .split(',')
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+                .collect(),
         })
     }
 
@@ -186,6 +206,9 @@ pub struct Observation<'a> {
     pub response_message: &'a str,
     pub failure_message: &'a str,
     pub thread_name: &'a str,
+    /// Values of the custom graphs' variables, in the order of
+    /// `AggregateSettings::custom_graphs` (empty when there are none).
+    pub custom: &'a [Option<f64>],
 }
 
 impl<'a> Observation<'a> {
@@ -211,6 +234,7 @@ impl<'a> Observation<'a> {
             response_message: &r.response_message,
             failure_message: &r.failure_message,
             thread_name: &r.thread_name,
+            custom: &r.custom,
         }
     }
 
@@ -231,6 +255,7 @@ impl<'a> Observation<'a> {
             response_message: &s.response_message,
             failure_message: s.first_failure_message(),
             thread_name: &s.thread_name,
+            custom: &[],
         }
     }
 
@@ -371,6 +396,11 @@ pub struct Aggregator {
     pub begin: i64,
     pub end: i64,
     pub graphs: GraphAccumulators,
+    pub custom: CustomGraphs,
+    /// Per custom graph: where its variable is among a live sample's variables.
+    live_custom_columns: Vec<Option<usize>>,
+    /// Reused buffer for a live sample's custom values.
+    live_custom_values: Vec<Option<f64>>,
 }
 
 impl Aggregator {
@@ -379,6 +409,18 @@ impl Aggregator {
         let apdex = settings.apdex;
         Aggregator {
             graphs: GraphAccumulators::new(&settings),
+            custom: CustomGraphs::new(settings.custom_graphs.clone()),
+            live_custom_columns: settings
+                .custom_graphs
+                .iter()
+                .map(|g| {
+                    settings
+                        .sample_variables
+                        .iter()
+                        .position(|v| *v == g.variable)
+                })
+                .collect(),
+            live_custom_values: Vec::new(),
             settings,
             label_ids: Interner::default(),
             live_label_ids: ArcIds::default(),
@@ -424,7 +466,18 @@ impl Aggregator {
             .get_or_assign(&sample.label, &mut self.label_ids, || {
                 new_row(settings, rows, &sample.label)
             });
-        self.add_labelled(&Observation::from_sample(sample), id);
+        let mut custom = std::mem::take(&mut self.live_custom_values);
+        custom.clear();
+        custom.extend(self.live_custom_columns.iter().map(|column| {
+            let text = column.and_then(|c| sample.sample_variables.get(c)?.as_deref());
+            text.and_then(custom_value)
+        }));
+        let observation = Observation {
+            custom: &custom,
+            ..Observation::from_sample(sample)
+        };
+        self.add_labelled(&observation, id);
+        self.live_custom_values = custom;
         if self.settings.subresults {
             for child in &sample.subresults {
                 self.add_sample(child);
@@ -468,6 +521,7 @@ impl Aggregator {
             }
         }
         self.graphs.add(o, id, controller);
+        self.custom.add(o, controller);
     }
 
     /// Merges the Total row's error keys for Top 5 (every non-controller error).

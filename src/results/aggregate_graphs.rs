@@ -150,6 +150,8 @@ pub enum Page {
     OverTime,
     Throughput,
     ResponseTimes,
+    /// Custom Graphs (`jmeter.reportgenerator.graph.custom_*`).
+    Custom,
 }
 
 /// How the x axis reads.
@@ -165,15 +167,17 @@ pub enum XAxis {
 /// A finished graph, ready to draw.
 #[derive(Debug, Clone)]
 pub struct Graph {
-    pub id: &'static str,
+    pub id: String,
     pub title: String,
     pub page: Page,
     pub x_axis: XAxis,
-    pub x_label: &'static str,
-    pub y_label: &'static str,
+    pub x_label: String,
+    pub y_label: String,
     /// Bucket width for over-time graphs, ms.
     pub granularity: Option<i64>,
     pub series: Vec<Series>,
+    /// Text before a value in the hover tip (custom graphs), empty for the default.
+    pub content_message: String,
 }
 
 #[derive(Clone, Copy)]
@@ -553,24 +557,23 @@ fn data(agg: &Aggregator, id: &str) -> (Option<i64>, Vec<Series>) {
     }
 }
 
-/// Every default graph, finished.
+/// Every default graph, then the custom graphs, finished.
 pub fn graphs(agg: &Aggregator) -> Vec<Graph> {
-    SPECS
-        .iter()
-        .map(|s| {
-            let (granularity, series) = data(agg, s.id);
-            Graph {
-                id: s.id,
-                title: s.title.to_string(),
-                page: s.page,
-                x_axis: s.x_axis,
-                x_label: s.x_label,
-                y_label: s.y_label,
-                granularity,
-                series,
-            }
-        })
-        .collect()
+    let defaults = SPECS.iter().map(|s| {
+        let (granularity, series) = data(agg, s.id);
+        Graph {
+            id: s.id.to_string(),
+            title: s.title.to_string(),
+            page: s.page,
+            x_axis: s.x_axis,
+            x_label: s.x_label.to_string(),
+            y_label: s.y_label.to_string(),
+            granularity,
+            series,
+            content_message: String::new(),
+        }
+    });
+    defaults.chain(agg.custom.graphs()).collect()
 }
 
 fn percentiles_over_time(agg: &Aggregator) -> Vec<Series> {

@@ -27,6 +27,7 @@ fn obs<'a>(
         response_message: message,
         failure_message: "",
         thread_name: "TG 1-1",
+        custom: &[],
     }
 }
 
