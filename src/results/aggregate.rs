@@ -466,18 +466,22 @@ impl Aggregator {
             .get_or_assign(&sample.label, &mut self.label_ids, || {
                 new_row(settings, rows, &sample.label)
             });
-        let mut custom = std::mem::take(&mut self.live_custom_values);
-        custom.clear();
-        custom.extend(self.live_custom_columns.iter().map(|column| {
-            let text = column.and_then(|c| sample.sample_variables.get(c)?.as_deref());
-            text.and_then(custom_value)
-        }));
-        let observation = Observation {
-            custom: &custom,
-            ..Observation::from_sample(sample)
-        };
-        self.add_labelled(&observation, id);
-        self.live_custom_values = custom;
+        if self.live_custom_columns.is_empty() {
+            self.add_labelled(&Observation::from_sample(sample), id);
+        } else {
+            let mut custom = std::mem::take(&mut self.live_custom_values);
+            custom.clear();
+            custom.extend(self.live_custom_columns.iter().map(|column| {
+                let text = column.and_then(|c| sample.sample_variables.get(c)?.as_deref());
+                text.and_then(custom_value)
+            }));
+            let observation = Observation {
+                custom: &custom,
+                ..Observation::from_sample(sample)
+            };
+            self.add_labelled(&observation, id);
+            self.live_custom_values = custom;
+        }
         if self.settings.subresults {
             for child in &sample.subresults {
                 self.add_sample(child);
