@@ -250,3 +250,107 @@ fn series_filter_and_controllers_only_choose_the_table_rows() {
     let index = std::fs::read_to_string(work.path().join("controllers/index.html")).unwrap();
     assert!(!index.contains(">JR-OK<"));
 }
+
+/// `-J` options configuring a custom graph of the `tokens` variable, 1 s buckets.
+fn custom_graph_options() -> Vec<String> {
+    let graph = "jmeter.reportgenerator.graph.custom_tokens";
+    [
+        format!(
+            "{graph}.classname=org.apache.jmeter.report.processor.graph.impl.CustomGraphConsumer"
+        ),
+        format!("{graph}.title=Tokens per request"),
+        format!("{graph}.property.set_Y_Axis=Tokens"),
+        format!("{graph}.property.set_X_Axis=Over Time"),
+        format!("{graph}.property.set_granularity=1000"),
+        format!("{graph}.property.setSampleVariableName=tokens"),
+        format!("{graph}.property.setContentMessage=Tokens : "),
+        "sample_variables=tokens".to_string(),
+    ]
+    .iter()
+    .map(|p| format!("-J{p}"))
+    .collect()
+}
+
+/// Runs jmxr with the custom graph options and `args`; returns the report's graph data.
+fn report_with_custom_graph(work: &Path, args: &[&str], report: &str) -> serde_json::Value {
+    let mut all = custom_graph_options();
+    all.extend(args.iter().map(|a| a.to_string()));
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    let output = jmxr(work, &all);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let script = std::fs::read_to_string(work.join(report).join("content/js/report-data.js"))
+        .expect("report data");
+    serde_json::from_str(
+        script
+            .trim()
+            .trim_start_matches("window.JMXR_REPORT = ")
+            .trim_end_matches(';'),
+    )
+    .expect("report data is JSON")
+}
+
+/// JMeter 5's Custom Graphs: the mean of a `sample_variables` column per time bucket, on a
+/// page of its own, configured by `jmeter.reportgenerator.graph.custom_*` properties.
+#[test]
+fn a_custom_graph_plots_the_mean_of_a_sample_variable_per_bucket() {
+    let work = tempfile::tempdir().unwrap();
+    let header = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,\
+                  success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,\
+                  IdleTime,Connect,\"tokens\"";
+    let rows: Vec<String> = [
+        ("1000", "10"),
+        ("1500", "20"),
+        ("2000", "null"),
+        ("2100", ""),
+    ]
+    .iter()
+    .chain(&[("2500", "7")])
+    .map(|(t, tokens)| {
+        format!("{t},0,req,200,OK,TG 1-1,text,true,,10,5,1,1,http://x/,0,0,0,{tokens}")
+    })
+    .collect();
+    std::fs::write(
+        work.path().join("vars.jtl"),
+        format!("{header}\n{}\n", rows.join("\n")),
+    )
+    .unwrap();
+    let data = report_with_custom_graph(work.path(), &["-g", "vars.jtl", "-o", "report"], "report");
+    let custom = &data["graphs"]["custom_tokens"];
+    assert_eq!(custom["title"], "Tokens per request");
+    assert_eq!(custom["yLabel"], "Tokens");
+    assert_eq!(custom["xLabel"], "Over Time");
+    assert_eq!(custom["granularity"], 1000);
+    assert_eq!(custom["contentMessage"], "Tokens : ");
+    // Empty and `null` values are not samples of the variable.
+    assert_eq!(
+        custom["series"],
+        serde_json::json!([{"label": "tokens", "data": [[1000.0, 15.0], [2000.0, 7.0]]}])
+    );
+    let page = std::fs::read_to_string(work.path().join("report/content/pages/CustomsGraphs.html"))
+        .expect("custom graphs page");
+    assert!(page.contains("data-graph=\"custom_tokens\""), "{page}");
+    let index = std::fs::read_to_string(work.path().join("report/index.html")).unwrap();
+    assert!(index.contains("content/pages/CustomsGraphs.html"));
+}
+
+#[test]
+fn a_custom_graph_reads_live_sample_variables_as_the_jtl_file_does() {
+    let work = tempfile::tempdir().unwrap();
+    let plan = fixtures().join("report/debug_sample_variable.jmx");
+    let plan = plan.to_str().unwrap();
+    let live = report_with_custom_graph(
+        work.path(),
+        &["-n", "-t", plan, "-l", "out.jtl", "-e", "-o", "live"],
+        "live",
+    );
+    let series = &live["graphs"]["custom_tokens"]["series"][0];
+    assert_eq!(series["label"], "tokens");
+    let points = series["data"].as_array().expect("points");
+    assert!(!points.is_empty());
+    assert!(points.iter().all(|p| p[1] == 42.0), "{points:?}");
+    let again = report_with_custom_graph(work.path(), &["-g", "out.jtl", "-o", "again"], "again");
+    assert_eq!(
+        live["graphs"]["custom_tokens"],
+        again["graphs"]["custom_tokens"]
+    );
+}

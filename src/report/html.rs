@@ -64,10 +64,12 @@ pub fn write_all(agg: &Aggregator, info: &ReportInfo, dir: &Path) -> Result<(), 
     write(&dir.join("content/js/report-data.js"), &data)?;
     write(&dir.join("content/js/charts.js"), CHARTS_JS)?;
     write(&dir.join("content/css/dashboard.css"), CSS)?;
+    let has_custom = graphs.iter().any(|g| g.page == Page::Custom);
     let index = fill(
         INDEX,
         &[
             ("TITLE", &title),
+            ("CUSTOM_NAV", &custom_nav(has_custom, "content/pages/")),
             ("INFO", &info_table(agg, info)),
             ("APDEX", &apdex_table(agg, info)),
             ("STATISTICS", &statistics_table(agg, info)),
@@ -76,11 +78,16 @@ pub fn write_all(agg: &Aggregator, info: &ReportInfo, dir: &Path) -> Result<(), 
         ],
     );
     write(&dir.join("index.html"), &index)?;
-    for (page, file, heading) in [
+    let pages = [
         (Page::OverTime, "OverTime.html", "Over Time"),
         (Page::Throughput, "Throughput.html", "Throughput"),
         (Page::ResponseTimes, "ResponseTimes.html", "Response Times"),
-    ] {
+        (Page::Custom, CUSTOM_PAGE, "Custom Graphs"),
+    ];
+    for (page, file, heading) in pages {
+        if page == Page::Custom && !has_custom {
+            continue;
+        }
         let mut charts = String::new();
         for g in graphs.iter().filter(|g| g.page == page) {
             let _ = writeln!(
@@ -92,11 +99,28 @@ pub fn write_all(agg: &Aggregator, info: &ReportInfo, dir: &Path) -> Result<(), 
         }
         let html = fill(
             PAGE,
-            &[("TITLE", &title), ("HEADING", heading), ("CHARTS", &charts)],
+            &[
+                ("TITLE", &title),
+                ("HEADING", heading),
+                ("CHARTS", &charts),
+                ("CUSTOM_NAV", &custom_nav(has_custom, "")),
+            ],
         );
         write(&dir.join("content/pages").join(file), &html)?;
     }
     Ok(())
+}
+
+/// JMeter's page for custom graphs.
+const CUSTOM_PAGE: &str = "CustomsGraphs.html";
+
+/// The navigation link to the custom graphs page, when there are custom graphs.
+fn custom_nav(has_custom: bool, folder: &str) -> String {
+    if has_custom {
+        format!("<a href=\"{folder}{CUSTOM_PAGE}\">Custom Graphs</a>")
+    } else {
+        String::new()
+    }
 }
 
 fn date(ms: i64) -> String {
@@ -167,10 +191,9 @@ fn ms(value: i64) -> String {
 }
 
 /// The label rows shown, by name: `series_filter` and `show_controllers_only` applied.
-fn sorted_labels<'a>(agg: &'a Aggregator, info: &ReportInfo) -> Vec<(&'a String, &'a Summary)> {
+fn sorted_labels<'a>(agg: &'a Aggregator, info: &ReportInfo) -> Vec<(&'a str, &'a Summary)> {
     let mut labels: Vec<_> = agg
-        .labels
-        .iter()
+        .labels()
         .filter(|(label, s)| info.shows(label, s.is_controller))
         .collect();
     labels.sort_by(|a, b| a.0.cmp(b.0));
@@ -189,7 +212,7 @@ fn apdex_table(agg: &Aggregator, info: &ReportInfo) -> String {
         ],
         "total",
     )];
-    let mut labels: Vec<(f64, &String, &Summary)> = sorted_labels(agg, info)
+    let mut labels: Vec<(f64, &str, &Summary)> = sorted_labels(agg, info)
         .into_iter()
         .map(|(k, s)| (s.apdex_score(s.count), k, s))
         .collect();

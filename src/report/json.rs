@@ -130,7 +130,7 @@ pub fn row_stats(summary: &Summary, percentiles: [f64; 3]) -> RowStats {
 
 /// `statistics.json`: label → `SamplingStatistic`, plus `Total`, Jackson-style layout.
 pub fn statistics_json(agg: &Aggregator) -> String {
-    let mut rows: Vec<(&str, &Summary)> = agg.labels.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let mut rows: Vec<(&str, &Summary)> = agg.labels().collect();
     rows.sort_by(|a, b| a.0.cmp(b.0));
     rows.insert(0, (TOTAL, &agg.total));
     let entries: Vec<String> = rows
@@ -187,12 +187,13 @@ pub fn graphs_json(graphs: &[Graph]) -> String {
         };
         let _ = write!(
             out,
-            "\n{}:{{\"title\":{},\"xAxis\":\"{x_axis}\",\"xLabel\":{},\"yLabel\":{},\"granularity\":{},\"series\":[",
-            string(g.id),
+            "\n{}:{{\"title\":{},\"xAxis\":\"{x_axis}\",\"xLabel\":{},\"yLabel\":{},\"granularity\":{},\"contentMessage\":{},\"series\":[",
+            string(&g.id),
             string(&g.title),
-            string(g.x_label),
-            string(g.y_label),
-            g.granularity.map_or("null".into(), |v| v.to_string())
+            string(&g.x_label),
+            string(&g.y_label),
+            g.granularity.map_or("null".into(), |v| v.to_string()),
+            string(&g.content_message)
         );
         for (j, (name, points)) in g.series.iter().enumerate() {
             if j > 0 {

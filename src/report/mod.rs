@@ -13,6 +13,7 @@ pub mod json;
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 
 use crate::expr::Properties;
 use crate::results::{
@@ -97,6 +98,9 @@ pub fn prepare_output(out: &Path, force: bool) -> Result<(), String> {
 
 /// `-g`: reads every file (they merge into one report) and writes the report to `out`.
 /// Returns warnings (truncated last lines).
+///
+/// Reading and parsing run on a thread of their own and hand records over in batches, so
+/// on a machine with two cores the aggregation overlaps the parsing.
 pub fn generate_from_files(
     files: &[PathBuf],
     out: &Path,
@@ -107,27 +111,88 @@ pub fn generate_from_files(
     let timestamp_format = props.get("jmeter.save.saveservice.timestamp_format");
     let timestamp_is_start = settings.timestamp_is_start;
     let mut agg = Aggregator::new(settings);
-    let mut warnings = Vec::new();
-    let mut record = JtlRecord::default();
-    for path in files {
-        let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let input = BufReader::with_capacity(1 << 16, file);
-        let mut reader = JtlReader::new(input, path, &save, timestamp_format.as_deref())
-            .map_err(|e| e.to_string())?;
-        while reader
-            .next_record(&mut record)
-            .map_err(|e| e.to_string())?
-            .is_some()
-        {
-            agg.add(&Observation::from_record(&record, timestamp_is_start));
+    let warnings = std::thread::scope(|scope| {
+        let (full, batches) = mpsc::sync_channel::<Vec<JtlRecord>>(BATCHES_IN_FLIGHT);
+        let (recycle, spare) = mpsc::channel::<Vec<JtlRecord>>();
+        let variables: Vec<String> = agg
+            .settings
+            .custom_graphs
+            .iter()
+            .map(|g| g.variable.clone())
+            .collect();
+        let format = timestamp_format.as_deref();
+        let reader =
+            scope.spawn(move || read_batches(files, &save, format, &variables, full, spare));
+        for batch in batches {
+            for record in &batch {
+                agg.add(&Observation::from_record(record, timestamp_is_start));
+            }
+            // The reader may be done already; then the batch is simply dropped.
+            let _ = recycle.send(batch);
         }
-        warnings.extend(reader.warnings().iter().cloned());
-    }
-    if agg.total.count == 0 && agg.labels.is_empty() {
+        reader
+            .join()
+            .unwrap_or_else(|_| Err("the .jtl reader thread panicked".into()))
+    })?;
+    if agg.total.count == 0 && agg.labels().next().is_none() {
         return Err("Error while processing samples: no sample in the results file(s)".into());
     }
     let sources = files.iter().map(|p| p.display().to_string()).collect();
     write_report(&agg, &ReportInfo::from_properties(props, sources), out)?;
+    Ok(warnings)
+}
+
+/// Records per batch handed from the reader thread to the aggregator.
+const BATCH_RECORDS: usize = 4096;
+/// Batches parsed ahead of the aggregator: enough to ride out hiccups, little memory.
+const BATCHES_IN_FLIGHT: usize = 4;
+
+/// Reads every file in turn into batches of records sent to `full`; emptied batches come
+/// back through `spare` so their strings are reused. Returns the warnings.
+fn read_batches(
+    files: &[PathBuf],
+    save: &SaveConfig,
+    timestamp_format: Option<&str>,
+    variables: &[String],
+    full: mpsc::SyncSender<Vec<JtlRecord>>,
+    spare: mpsc::Receiver<Vec<JtlRecord>>,
+) -> Result<Vec<String>, String> {
+    let mut warnings = Vec::new();
+    for path in files {
+        let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let input = BufReader::with_capacity(1 << 16, file);
+        let mut reader =
+            JtlReader::new(input, path, save, timestamp_format).map_err(|e| e.to_string())?;
+        reader.want_variables(variables);
+        loop {
+            let mut batch = spare
+                .try_recv()
+                .unwrap_or_else(|_| Vec::with_capacity(BATCH_RECORDS));
+            let mut filled = 0;
+            while filled < BATCH_RECORDS {
+                if filled == batch.len() {
+                    batch.push(JtlRecord::default());
+                }
+                if reader
+                    .next_record(&mut batch[filled])
+                    .map_err(|e| e.to_string())?
+                    .is_none()
+                {
+                    break;
+                }
+                filled += 1;
+            }
+            batch.truncate(filled);
+            let last = filled < BATCH_RECORDS;
+            if filled > 0 && full.send(batch).is_err() {
+                return Ok(warnings);
+            }
+            if last {
+                break;
+            }
+        }
+        warnings.extend(reader.warnings().iter().cloned());
+    }
     Ok(warnings)
 }
 

@@ -8,6 +8,10 @@
 use regex::Regex;
 
 use super::aggregate_graphs::GraphAccumulators;
+use super::aggregate_graphs_custom::{
+    custom_graph_specs, custom_value, CustomGraphSpec, CustomGraphs,
+};
+use super::aggregate_keys::{ArcIds, Interner};
 use super::fast_hash::FastMap;
 use super::percentile::Distribution;
 use super::{JtlRecord, SampleResult};
@@ -53,6 +57,10 @@ pub struct AggregateSettings {
     /// `jmeter.save.saveservice.subresults`: live sub-results count as the `.jtl` rows they
     /// become.
     pub subresults: bool,
+    /// `jmeter.reportgenerator.graph.custom_*`.
+    pub custom_graphs: Vec<CustomGraphSpec>,
+    /// `sample_variables`: the order of a live sample's variable values.
+    pub sample_variables: Vec<String>,
 }
 
 fn full_match(pattern: &str) -> Option<Regex> {
@@ -155,6 +163,19 @@ impl AggregateSettings {
                 true,
             ),
             subresults: props.get_bool("jmeter.save.saveservice.subresults", true),
+            custom_graphs: custom_graph_specs(
+                props,
+                props
+                    .get_i64(&format!("{RG}overall_granularity"), 60_000)
+                    .max(1),
+            ),
+            sample_variables: props
+                .get("sample_variables")
+                .unwrap_or_default()
+                .split(',')
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+                .collect(),
         })
     }
 
@@ -185,6 +206,9 @@ pub struct Observation<'a> {
     pub response_message: &'a str,
     pub failure_message: &'a str,
     pub thread_name: &'a str,
+    /// Values of the custom graphs' variables, in the order of
+    /// `AggregateSettings::custom_graphs` (empty when there are none).
+    pub custom: &'a [Option<f64>],
 }
 
 impl<'a> Observation<'a> {
@@ -210,6 +234,7 @@ impl<'a> Observation<'a> {
             response_message: &r.response_message,
             failure_message: &r.failure_message,
             thread_name: &r.thread_name,
+            custom: &r.custom,
         }
     }
 
@@ -230,6 +255,7 @@ impl<'a> Observation<'a> {
             response_message: &s.response_message,
             failure_message: s.first_failure_message(),
             thread_name: &s.thread_name,
+            custom: &[],
         }
     }
 
@@ -349,20 +375,32 @@ impl Summary {
 }
 
 /// Everything the dashboard shows, built one sample at a time.
+///
+/// Each label gets an id on first sight (`None` when `sample_filter` leaves it out), which
+/// indexes its row here and its series in the graphs; live samples find it by their label's
+/// `Arc` pointer, so the per-sample path neither hashes nor copies the label.
 pub struct Aggregator {
     pub settings: AggregateSettings,
-    /// Per label, in first-seen order of insertion into the map.
-    pub labels: FastMap<String, Summary>,
+    /// Label -> id, or `None` for a label the sample filter leaves out.
+    label_ids: Interner<Option<usize>>,
+    live_label_ids: ArcIds<Option<usize>>,
+    /// Per label id: its name and Statistics row (count 0 until a sample counts).
+    rows: Vec<(String, Summary)>,
     /// Non-controller samples (the Total row).
     pub total: Summary,
     /// Every non-empty sample, controllers included, for the overall APDEX.
     pub apdex_total: Summary,
-    /// Error key → count over non-controller samples.
+    /// Error key -> count over non-controller samples.
     pub errors: FastMap<String, u64>,
     /// Begin and end of the whole test (every sample, filters aside).
     pub begin: i64,
     pub end: i64,
     pub graphs: GraphAccumulators,
+    pub custom: CustomGraphs,
+    /// Per custom graph: where its variable is among a live sample's variables.
+    live_custom_columns: Vec<Option<usize>>,
+    /// Reused buffer for a live sample's custom values.
+    live_custom_values: Vec<Option<f64>>,
 }
 
 impl Aggregator {
@@ -371,8 +409,22 @@ impl Aggregator {
         let apdex = settings.apdex;
         Aggregator {
             graphs: GraphAccumulators::new(&settings),
+            custom: CustomGraphs::new(settings.custom_graphs.clone()),
+            live_custom_columns: settings
+                .custom_graphs
+                .iter()
+                .map(|g| {
+                    settings
+                        .sample_variables
+                        .iter()
+                        .position(|v| *v == g.variable)
+                })
+                .collect(),
+            live_custom_values: Vec::new(),
             settings,
-            labels: FastMap::default(),
+            label_ids: Interner::default(),
+            live_label_ids: ArcIds::default(),
+            rows: Vec::new(),
             total: Summary::new(window, apdex, false),
             apdex_total: Summary::new(window, apdex, false),
             errors: FastMap::default(),
@@ -381,34 +433,88 @@ impl Aggregator {
         }
     }
 
+    /// Every label's Statistics row, in first-seen order (labels seen only in samples that
+    /// do not count, such as empty Transaction Controllers, have none).
+    pub fn labels(&self) -> impl Iterator<Item = (&str, &Summary)> + '_ {
+        self.rows
+            .iter()
+            .filter(|(_, s)| s.count > 0)
+            .map(|(name, s)| (name.as_str(), s))
+    }
+
+    /// The Statistics row of `label`, if it has samples.
+    pub fn label(&self, label: &str) -> Option<&Summary> {
+        self.labels().find(|(n, _)| *n == label).map(|(_, s)| s)
+    }
+
     /// Counts one sample everywhere it belongs.
     pub fn add(&mut self, o: &Observation) {
+        let rows = &mut self.rows;
+        let settings = &self.settings;
+        let id = self
+            .label_ids
+            .get_or_assign(o.label, || new_row(settings, rows, o.label));
+        self.add_labelled(o, id);
+    }
+
+    /// Feeds a live result and its sub-results (which JMeter writes as rows of their own).
+    pub fn add_sample(&mut self, sample: &SampleResult) {
+        let rows = &mut self.rows;
+        let settings = &self.settings;
+        let id = self
+            .live_label_ids
+            .get_or_assign(&sample.label, &mut self.label_ids, || {
+                new_row(settings, rows, &sample.label)
+            });
+        if self.live_custom_columns.is_empty() {
+            self.add_labelled(&Observation::from_sample(sample), id);
+        } else {
+            let mut custom = std::mem::take(&mut self.live_custom_values);
+            custom.clear();
+            custom.extend(self.live_custom_columns.iter().map(|column| {
+                let text = column.and_then(|c| sample.sample_variables.get(c)?.as_deref());
+                text.and_then(custom_value)
+            }));
+            let observation = Observation {
+                custom: &custom,
+                ..Observation::from_sample(sample)
+            };
+            self.add_labelled(&observation, id);
+            self.live_custom_values = custom;
+        }
+        if self.settings.subresults {
+            for child in &sample.subresults {
+                self.add_sample(child);
+            }
+        }
+    }
+
+    /// Counts a sample whose label has id `id` (`None`: filtered out).
+    fn add_labelled(&mut self, o: &Observation, id: Option<usize>) {
         let s = &self.settings;
         if s.start_date.is_some_and(|d| o.start < d) || s.end_date.is_some_and(|d| o.start > d) {
             return;
         }
         self.begin = self.begin.min(o.start);
         self.end = self.end.max(o.end);
-        if o.is_empty_controller()
-            || s.sample_filter
-                .as_ref()
-                .is_some_and(|f| !f.is_match(o.label))
-        {
+        let Some(id) = id else {
+            return;
+        };
+        if o.is_empty_controller() {
             return;
         }
         let controller = o.is_controller();
         let key = (!o.success).then(|| o.error_key(s.use_failure_message));
         let track_top5 = !controller || !s.exclude_tc_from_top5;
-        if !self.labels.contains_key(o.label) {
-            let summary = Summary::new(s.window, s.apdex_for(o.label), controller);
-            self.labels.insert(o.label.to_string(), summary);
+        let row = &mut self.rows[id].1;
+        if row.count == 0 {
+            // The first sample decides, as JMeter's first row does.
+            row.is_controller = controller;
         }
-        if let Some(label) = self.labels.get_mut(o.label) {
-            label.add(o);
-            label.add_apdex(o);
-            if let (Some(key), true) = (&key, track_top5) {
-                *label.error_keys.entry(key.clone()).or_insert(0) += 1;
-            }
+        row.add(o);
+        row.add_apdex(o);
+        if let (Some(key), true) = (&key, track_top5) {
+            *row.error_keys.entry(key.clone()).or_insert(0) += 1;
         }
         self.apdex_total.count += 1;
         self.apdex_total.add_apdex(o);
@@ -418,23 +524,33 @@ impl Aggregator {
                 *self.errors.entry(key).or_insert(0) += 1;
             }
         }
-        self.graphs.add(o, controller);
-    }
-
-    /// Feeds a live result and its sub-results (which JMeter writes as rows of their own).
-    pub fn add_sample(&mut self, sample: &SampleResult) {
-        self.add(&Observation::from_sample(sample));
-        if self.settings.subresults {
-            for child in &sample.subresults {
-                self.add_sample(child);
-            }
-        }
+        self.graphs.add(o, id, controller);
+        self.custom.add(o, controller);
     }
 
     /// Merges the Total row's error keys for Top 5 (every non-controller error).
     pub fn total_error_keys(&self) -> &FastMap<String, u64> {
         &self.errors
     }
+}
+
+/// The id of a label seen for the first time: a new row, or `None` when the sample filter
+/// leaves it out.
+fn new_row(
+    settings: &AggregateSettings,
+    rows: &mut Vec<(String, Summary)>,
+    label: &str,
+) -> Option<usize> {
+    if settings
+        .sample_filter
+        .as_ref()
+        .is_some_and(|f| !f.is_match(label))
+    {
+        return None;
+    }
+    let summary = Summary::new(settings.window, settings.apdex_for(label), false);
+    rows.push((label.to_string(), summary));
+    Some(rows.len() - 1)
 }
 
 #[cfg(test)]

@@ -3,13 +3,14 @@
 //! for hits, end otherwise), whether Transaction Controller samples count, and whether a
 //! bucket shows a mean, a per-second rate or a count.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use super::aggregate::{AggregateSettings, Aggregator, ApdexThresholds, Observation};
-use super::fast_hash::FastMap;
+use super::aggregate_graphs_buckets::{BucketMap, SmallKeyMap};
+use super::aggregate_keys::Interner;
 use super::percentile::Distribution;
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct Acc {
     sum: f64,
     count: u64,
@@ -18,7 +19,7 @@ struct Acc {
 /// A finished series: its name and `(x, y)` points.
 pub type Series = (String, Vec<(f64, f64)>);
 
-/// Series name → x → accumulated values.
+/// Series name -> x -> accumulated values.
 type SeriesMap = BTreeMap<String, BTreeMap<i64, Acc>>;
 
 /// Per-second samples in one end-time second, for the "vs Request" graphs.
@@ -43,13 +44,42 @@ struct LabelBucket {
 }
 
 /// One label's graph state: kept together so a sample costs one label lookup.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct LabelSeries {
-    over_time: BTreeMap<i64, LabelBucket>,
-    /// Response time bucket -> count.
-    distribution: BTreeMap<i64, u64>,
+    name: String,
+    over_time: BucketMap<LabelBucket>,
+    /// Response time bucket index (elapsed / distribution granularity) -> count.
+    distribution: SmallKeyMap<u64>,
     /// `allThreads` -> elapsed.
-    vs_threads: BTreeMap<i64, Acc>,
+    vs_threads: SmallKeyMap<Acc>,
+}
+
+/// A named series of per-time-bucket values (a thread group's threads, a response code's
+/// count), found by id.
+#[derive(Debug, Clone)]
+struct NamedBuckets<T> {
+    ids: Interner<usize>,
+    series: Vec<(String, BucketMap<T>)>,
+}
+
+impl<T> Default for NamedBuckets<T> {
+    fn default() -> NamedBuckets<T> {
+        NamedBuckets {
+            ids: Interner::default(),
+            series: Vec::new(),
+        }
+    }
+}
+
+impl<T: Default> NamedBuckets<T> {
+    fn bucket(&mut self, name: &str, key: i64) -> &mut T {
+        let series = &mut self.series;
+        let id = self.ids.get_or_assign(name, || {
+            series.push((name.to_string(), BucketMap::default()));
+            series.len() - 1
+        });
+        self.series[id].1.get_or_default(key)
+    }
 }
 
 /// A named whole-test series and how to read its value from a bucket.
@@ -72,17 +102,19 @@ pub struct GraphAccumulators {
     granularity: i64,
     distribution_granularity: i64,
     apdex: ApdexThresholds,
-    labels: FastMap<String, LabelSeries>,
+    /// By the aggregator's label id; `None` for labels without a counted sample.
+    labels: Vec<Option<LabelSeries>>,
     /// Thread group name -> mean `grpThreads` per bucket.
-    threads: FastMap<String, BTreeMap<i64, Acc>>,
-    global: BTreeMap<i64, GlobalBucket>,
+    threads: NamedBuckets<Acc>,
+    global: BucketMap<GlobalBucket>,
     /// Non-controller samples per start-time bucket.
-    hits: BTreeMap<i64, u64>,
-    codes: FastMap<String, BTreeMap<i64, u64>>,
+    hits: BucketMap<u64>,
+    codes: NamedBuckets<u64>,
     synthetic: [u64; 4],
-    percentiles_over_time: BTreeMap<i64, Distribution>,
-    /// Open end-time seconds; older ones are folded into `by_rate` (see `fold_old_seconds`).
-    seconds: BTreeMap<i64, SecondBucket>,
+    percentiles_over_time: BucketMap<Distribution>,
+    /// Open end-time seconds in key order; older ones are folded into `by_rate` (see
+    /// `fold_old_seconds`).
+    seconds: VecDeque<(i64, SecondBucket)>,
     newest_second: i64,
     /// Requests per second -> the values of every folded second that had that many.
     by_rate: BTreeMap<u64, SecondBucket>,
@@ -118,6 +150,8 @@ pub enum Page {
     OverTime,
     Throughput,
     ResponseTimes,
+    /// Custom Graphs (`jmeter.reportgenerator.graph.custom_*`).
+    Custom,
 }
 
 /// How the x axis reads.
@@ -133,15 +167,17 @@ pub enum XAxis {
 /// A finished graph, ready to draw.
 #[derive(Debug, Clone)]
 pub struct Graph {
-    pub id: &'static str,
+    pub id: String,
     pub title: String,
     pub page: Page,
     pub x_axis: XAxis,
-    pub x_label: &'static str,
-    pub y_label: &'static str,
+    pub x_label: String,
+    pub y_label: String,
     /// Bucket width for over-time graphs, ms.
     pub granularity: Option<i64>,
     pub series: Vec<Series>,
+    /// Text before a value in the hover tip (custom graphs), empty for the default.
+    pub content_message: String,
 }
 
 #[derive(Clone, Copy)]
@@ -171,38 +207,40 @@ fn finish(map: &SeriesMap, mode: Mode) -> Vec<Series> {
         .collect()
 }
 
-fn entry<'m, V: Default>(map: &'m mut FastMap<String, V>, key: &str) -> &'m mut V {
-    if !map.contains_key(key) {
-        map.insert(key.to_string(), V::default());
-    }
-    map.get_mut(key).expect("inserted above")
-}
-
 impl GraphAccumulators {
     pub fn new(settings: &AggregateSettings) -> GraphAccumulators {
         GraphAccumulators {
             granularity: settings.granularity,
             distribution_granularity: settings.distribution_granularity,
             apdex: settings.apdex,
-            labels: FastMap::default(),
-            threads: FastMap::default(),
-            global: BTreeMap::new(),
-            hits: BTreeMap::new(),
-            codes: FastMap::default(),
+            labels: Vec::new(),
+            threads: NamedBuckets::default(),
+            global: BucketMap::default(),
+            hits: BucketMap::default(),
+            codes: NamedBuckets::default(),
             synthetic: [0; 4],
-            percentiles_over_time: BTreeMap::new(),
-            seconds: BTreeMap::new(),
+            percentiles_over_time: BucketMap::default(),
+            seconds: VecDeque::new(),
             newest_second: i64::MIN,
             by_rate: BTreeMap::new(),
         }
     }
 
-    pub fn add(&mut self, o: &Observation, controller: bool) {
+    /// Counts one sample of label `label` (the aggregator's id for `o.label`).
+    pub fn add(&mut self, o: &Observation, label: usize, controller: bool) {
         let g = self.granularity;
         let end = o.end - o.end.rem_euclid(g);
         let d = self.distribution_granularity;
-        let label = entry(&mut self.labels, o.label);
-        let bucket = label.over_time.entry(end).or_default();
+        if label >= self.labels.len() {
+            self.labels.resize_with(label + 1, || None);
+        }
+        let series = self.labels[label].get_or_insert_with(|| LabelSeries {
+            name: o.label.to_string(),
+            over_time: BucketMap::default(),
+            distribution: SmallKeyMap::default(),
+            vs_threads: SmallKeyMap::default(),
+        });
+        let bucket = series.over_time.get_or_default(end);
         bucket.count += 1;
         bucket.elapsed += o.elapsed;
         bucket.latency += o.latency;
@@ -212,21 +250,20 @@ impl GraphAccumulators {
         } else {
             &mut bucket.ko
         } += 1;
-        *label
-            .distribution
-            .entry(o.elapsed - o.elapsed.rem_euclid(d))
-            .or_default() += 1;
-        let acc = label.vs_threads.entry(o.all_threads).or_default();
+        *series.distribution.get_mut(o.elapsed.div_euclid(d)) += 1;
+        let acc = series.vs_threads.get_mut(o.all_threads);
         acc.sum += o.elapsed as f64;
         acc.count += 1;
+        // JMeter's thread names are "<group> <n>-<m>": the group is up to the last space.
         let group = o
             .thread_name
-            .rsplit_once(' ')
-            .map_or(o.thread_name, |(g, _)| g);
-        let acc = entry(&mut self.threads, group).entry(end).or_default();
+            .bytes()
+            .rposition(|b| b == b' ')
+            .map_or(o.thread_name, |space| &o.thread_name[..space]);
+        let acc = self.threads.bucket(group, end);
         acc.sum += o.grp_threads as f64;
         acc.count += 1;
-        let global = self.global.entry(end).or_default();
+        let global = self.global.get_or_default(end);
         *if o.success {
             &mut global.ok
         } else {
@@ -237,16 +274,13 @@ impl GraphAccumulators {
         }
         global.bytes += o.bytes;
         global.sent += o.sent_bytes;
-        *self
-            .hits
-            .entry(o.start - o.start.rem_euclid(g))
-            .or_default() += 1;
+        *self.hits.get_or_default(o.start - o.start.rem_euclid(g)) += 1;
         let code = if o.response_code.is_empty() {
             "EMPTY_RES_CODE"
         } else {
             o.response_code
         };
-        *entry(&mut self.codes, code).entry(end).or_default() += 1;
+        *self.codes.bucket(code, end) += 1;
         self.synthetic[match () {
             _ if !o.success => 3,
             _ if o.elapsed <= self.apdex.satisfied => 0,
@@ -255,8 +289,7 @@ impl GraphAccumulators {
         }] += 1;
         if o.success {
             self.percentiles_over_time
-                .entry(end)
-                .or_insert_with(|| Distribution::new(0))
+                .get_or_insert_with(end, || Distribution::new(0))
                 .add(o.elapsed);
         }
         self.add_second(o);
@@ -268,7 +301,7 @@ impl GraphAccumulators {
             self.newest_second = second;
             self.fold_old_seconds();
         }
-        let bucket = self.seconds.entry(second).or_insert_with(SecondBucket::new);
+        let bucket = self.second_bucket(second);
         bucket.count += 1;
         if o.success {
             bucket.ok_elapsed.add(o.elapsed);
@@ -279,17 +312,32 @@ impl GraphAccumulators {
         }
     }
 
+    /// The open bucket of `second`, searched from the newest end where samples land.
+    fn second_bucket(&mut self, second: i64) -> &mut SecondBucket {
+        let seconds = &mut self.seconds;
+        let after = seconds
+            .iter()
+            .rposition(|(key, _)| *key <= second)
+            .map_or(0, |i| i + 1);
+        let at = match after.checked_sub(1) {
+            Some(i) if seconds[i].0 == second => i,
+            _ => {
+                seconds.insert(after, (second, SecondBucket::new()));
+                after
+            }
+        };
+        &mut seconds[at].1
+    }
+
     fn fold_old_seconds(&mut self) {
         let cutoff = self.newest_second.saturating_sub(SECONDS_KEPT_OPEN);
-        while let Some(entry) = self.seconds.first_entry() {
-            if *entry.key() >= cutoff {
-                break;
+        while self.seconds.front().is_some_and(|(key, _)| *key < cutoff) {
+            if let Some((_, second)) = self.seconds.pop_front() {
+                self.by_rate
+                    .entry(second.count)
+                    .or_insert_with(SecondBucket::new)
+                    .absorb(&second);
             }
-            let second = entry.remove();
-            self.by_rate
-                .entry(second.count)
-                .or_insert_with(SecondBucket::new)
-                .absorb(&second);
         }
     }
 
@@ -297,13 +345,14 @@ impl GraphAccumulators {
     fn per_label(&self, pick: impl Fn(&LabelBucket) -> Option<(f64, u64)>) -> SeriesMap {
         self.labels
             .iter()
-            .map(|(name, l)| {
+            .flatten()
+            .map(|l| {
                 let points = l
                     .over_time
                     .iter()
-                    .filter_map(|(&x, b)| pick(b).map(|(sum, count)| (x, Acc { sum, count })))
+                    .filter_map(|(x, b)| pick(b).map(|(sum, count)| (x, Acc { sum, count })))
                     .collect();
-                (name.clone(), points)
+                (l.name.clone(), points)
             })
             .collect()
     }
@@ -333,7 +382,7 @@ impl GraphAccumulators {
                 let points = self
                     .global
                     .iter()
-                    .map(|(&x, b)| {
+                    .map(|(x, b)| {
                         (
                             x,
                             Acc {
@@ -349,9 +398,10 @@ impl GraphAccumulators {
     }
 }
 
-fn counts(map: &BTreeMap<i64, u64>) -> BTreeMap<i64, Acc> {
-    map.iter()
-        .map(|(&x, &n)| {
+/// Counts per x, in x order, as accumulated values.
+fn counts<'a>(map: impl IntoIterator<Item = (i64, &'a u64)>) -> BTreeMap<i64, Acc> {
+    map.into_iter()
+        .map(|(x, &n)| {
             (
                 x,
                 Acc {
@@ -422,7 +472,11 @@ fn data(agg: &Aggregator, id: &str) -> (Option<i64>, Vec<Series>) {
     let rate = Mode::Rate(g);
     let mean = |f: fn(&LabelBucket) -> i64| a.per_label(move |b| Some((f(b) as f64, b.count)));
     let of_labels = |f: fn(&LabelSeries) -> BTreeMap<i64, Acc>| -> SeriesMap {
-        a.labels.iter().map(|(k, l)| (k.clone(), f(l))).collect()
+        a.labels
+            .iter()
+            .flatten()
+            .map(|l| (l.name.clone(), f(l)))
+            .collect()
     };
     match id {
         "responseTimesOverTime" => (Some(g), finish(&mean(|b| b.elapsed), Mode::Mean)),
@@ -430,8 +484,9 @@ fn data(agg: &Aggregator, id: &str) -> (Option<i64>, Vec<Series>) {
         "activeThreadsOverTime" => {
             let threads: SeriesMap = a
                 .threads
+                .series
                 .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
+                .map(|(k, v)| (k.clone(), v.iter().map(|(x, acc)| (x, *acc)).collect()))
                 .collect();
             (Some(g), finish(&threads, Mode::Mean))
         }
@@ -445,14 +500,15 @@ fn data(agg: &Aggregator, id: &str) -> (Option<i64>, Vec<Series>) {
         "latenciesOverTime" => (Some(g), finish(&mean(|b| b.latency), Mode::Mean)),
         "connectTimeOverTime" => (Some(g), finish(&mean(|b| b.connect), Mode::Mean)),
         "hitsPerSecond" => {
-            let hits = SeriesMap::from([("hitsPerSecond".to_string(), counts(&a.hits))]);
+            let hits = SeriesMap::from([("hitsPerSecond".to_string(), counts(a.hits.iter()))]);
             (Some(g), finish(&hits, rate))
         }
         "codesPerSecond" => {
             let codes: SeriesMap = a
                 .codes
+                .series
                 .iter()
-                .map(|(k, v)| (k.clone(), counts(v)))
+                .map(|(k, v)| (k.clone(), counts(v.iter())))
                 .collect();
             (Some(g), finish(&codes, rate))
         }
@@ -469,34 +525,55 @@ fn data(agg: &Aggregator, id: &str) -> (Option<i64>, Vec<Series>) {
         "responseTimePercentiles" => (None, label_percentiles(agg)),
         "timeVsThreads" => (
             None,
-            finish(&of_labels(|l| l.vs_threads.clone()), Mode::Mean),
+            finish(
+                &of_labels(|l| {
+                    l.vs_threads
+                        .sorted()
+                        .into_iter()
+                        .map(|(x, &acc)| (x, acc))
+                        .collect()
+                }),
+                Mode::Mean,
+            ),
         ),
         "responseTimeDistribution" => (
             Some(a.distribution_granularity),
-            finish(&of_labels(|l| counts(&l.distribution)), Mode::Count),
+            finish(
+                &a.labels
+                    .iter()
+                    .flatten()
+                    .map(|l| {
+                        let buckets = l.distribution.sorted().into_iter();
+                        (
+                            l.name.clone(),
+                            counts(buckets.map(|(i, n)| (i * a.distribution_granularity, n))),
+                        )
+                    })
+                    .collect(),
+                Mode::Count,
+            ),
         ),
         _ => (None, synthetic(a)),
     }
 }
 
-/// Every default graph, finished.
+/// Every default graph, then the custom graphs, finished.
 pub fn graphs(agg: &Aggregator) -> Vec<Graph> {
-    SPECS
-        .iter()
-        .map(|s| {
-            let (granularity, series) = data(agg, s.id);
-            Graph {
-                id: s.id,
-                title: s.title.to_string(),
-                page: s.page,
-                x_axis: s.x_axis,
-                x_label: s.x_label,
-                y_label: s.y_label,
-                granularity,
-                series,
-            }
-        })
-        .collect()
+    let defaults = SPECS.iter().map(|s| {
+        let (granularity, series) = data(agg, s.id);
+        Graph {
+            id: s.id.to_string(),
+            title: s.title.to_string(),
+            page: s.page,
+            x_axis: s.x_axis,
+            x_label: s.x_label.to_string(),
+            y_label: s.y_label.to_string(),
+            granularity,
+            series,
+            content_message: String::new(),
+        }
+    });
+    defaults.chain(agg.custom.graphs()).collect()
 }
 
 fn percentiles_over_time(agg: &Aggregator) -> Vec<Series> {
@@ -510,7 +587,7 @@ fn percentiles_over_time(agg: &Aggregator) -> Vec<Series> {
         format!("{p3}th percentile"),
     ];
     let mut series: Vec<Series> = names.into_iter().map(|n| (n, Vec::new())).collect();
-    for (&x, d) in &agg.graphs.percentiles_over_time {
+    for (x, d) in agg.graphs.percentiles_over_time.iter() {
         let values = d.percentiles(&[0.0, 100.0, 50.0, p1, p2, p3]);
         for (s, v) in series.iter_mut().zip(values) {
             s.1.push((x as f64, v));
@@ -521,7 +598,7 @@ fn percentiles_over_time(agg: &Aggregator) -> Vec<Series> {
 
 fn vs_request(a: &GraphAccumulators, latency: bool) -> Vec<Series> {
     let mut by_rate = a.by_rate.clone();
-    for second in a.seconds.values() {
+    for (_, second) in &a.seconds {
         by_rate
             .entry(second.count)
             .or_insert_with(SecondBucket::new)
@@ -555,13 +632,13 @@ fn vs_request(a: &GraphAccumulators, latency: bool) -> Vec<Series> {
 
 fn label_percentiles(agg: &Aggregator) -> Vec<Series> {
     let ps: Vec<f64> = (0..1000).map(|i| i as f64 / 10.0).collect();
-    let mut labels: Vec<_> = agg.labels.iter().collect();
+    let mut labels: Vec<_> = agg.labels().collect();
     labels.sort_by(|a, b| a.0.cmp(b.0));
     labels
         .into_iter()
         .map(|(name, s)| {
             let values = s.distribution.percentiles(&ps);
-            (name.clone(), ps.iter().copied().zip(values).collect())
+            (name.to_string(), ps.iter().copied().zip(values).collect())
         })
         .collect()
 }

@@ -23,6 +23,7 @@ fn old_seconds_fold_by_rate_so_memory_stays_flat() {
             response_message: "OK",
             failure_message: "",
             thread_name: "TG 1-1",
+            custom: &[],
         });
     }
     assert!(

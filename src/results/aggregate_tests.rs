@@ -27,6 +27,7 @@ fn obs<'a>(
         response_message: message,
         failure_message: "",
         thread_name: "TG 1-1",
+        custom: &[],
     }
 }
 
@@ -64,8 +65,8 @@ fn controllers_count_in_their_row_and_apdex_but_not_in_total() {
     ));
     assert_eq!(agg.total.count, 2);
     assert_eq!(agg.total.errors, 1);
-    assert_eq!(agg.labels["tx"].count, 1);
-    assert!(!agg.labels.contains_key("empty"));
+    assert_eq!(agg.label("tx").unwrap().count, 1);
+    assert!(agg.label("empty").is_none());
     assert_eq!(agg.apdex_total.count, 3);
     // satisfied: 100; tolerated: 1100; the failure counts only in the total.
     assert_eq!(agg.apdex_total.apdex_score(3), 0.5);
@@ -84,7 +85,7 @@ fn per_label_apdex_thresholds_and_sample_filter() {
     agg.add(&obs("slowpoke", 1900, true, "200", "OK"));
     agg.add(&obs("fast", 15, true, "200", "OK"));
     agg.add(&obs("other", 15, true, "200", "OK"));
-    assert_eq!(agg.labels["slowpoke"].apdex_score(1), 1.0);
-    assert_eq!(agg.labels["fast"].apdex_score(1), 0.5);
-    assert!(!agg.labels.contains_key("other"));
+    assert_eq!(agg.label("slowpoke").unwrap().apdex_score(1), 1.0);
+    assert_eq!(agg.label("fast").unwrap().apdex_score(1), 0.5);
+    assert!(agg.label("other").is_none());
 }

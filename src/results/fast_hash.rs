@@ -29,8 +29,13 @@ impl Hasher for FxHasher {
             word.copy_from_slice(chunk);
             self.add(u64::from_le_bytes(word));
         }
-        for &b in chunks.remainder() {
-            self.add(u64::from(b));
+        // The tail (up to 7 bytes) as one zero-padded word: short keys such as labels cost
+        // one round, not one per byte.
+        let tail = chunks.remainder();
+        if !tail.is_empty() {
+            let mut word = [0u8; 8];
+            word[..tail.len()].copy_from_slice(tail);
+            self.add(u64::from_le_bytes(word));
         }
     }
 

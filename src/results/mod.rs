@@ -8,6 +8,9 @@
 
 mod aggregate;
 mod aggregate_graphs;
+mod aggregate_graphs_buckets;
+mod aggregate_graphs_custom;
+mod aggregate_keys;
 mod bus;
 mod csv;
 mod date_format;

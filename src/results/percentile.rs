@@ -2,8 +2,12 @@
 //! with a rolling window (the last `statistic_window` values, 20,000 by default) and the
 //! LEGACY estimator; or, by option, over every value (exact mode, kept as counts per
 //! distinct value so memory stays bounded by the number of distinct response times).
+//!
+//! Adding a value is on the per-sample path of the live dashboard, so it costs a store
+//! (rolling) or one counter update (exact: an array slot for the usual small values, a
+//! hash-map entry for the others); sorting waits until a percentile is asked for.
 
-use std::collections::BTreeMap;
+use super::fast_hash::FastMap;
 
 /// The values a percentile is taken from.
 #[derive(Debug, Clone)]
@@ -15,7 +19,42 @@ pub enum Distribution {
         capacity: usize,
     },
     /// Every value, as counts per distinct value.
-    Exact { counts: BTreeMap<i64, u64>, n: u64 },
+    Exact { counts: ValueCounts, n: u64 },
+}
+
+/// Values below this are counted in an array indexed by value.
+const SMALL_VALUES: i64 = 1024;
+
+/// Counts per distinct value: an array (grown up to the largest small value seen) for
+/// values in `0..SMALL_VALUES`, a hash map beyond.
+#[derive(Debug, Clone, Default)]
+pub struct ValueCounts {
+    small: Vec<u64>,
+    large: FastMap<i64, u64>,
+}
+
+impl ValueCounts {
+    #[inline]
+    fn add(&mut self, value: i64, count: u64) {
+        if (0..SMALL_VALUES).contains(&value) {
+            let index = value as usize;
+            if index >= self.small.len() {
+                self.small.resize(index + 1, 0);
+            }
+            self.small[index] += count;
+        } else {
+            *self.large.entry(value).or_insert(0) += count;
+        }
+    }
+
+    /// (value, count) pairs, in no particular order.
+    fn iter(&self) -> impl Iterator<Item = (i64, u64)> + '_ {
+        let small = self.small.iter().enumerate();
+        small
+            .filter(|&(_, &c)| c > 0)
+            .map(|(v, &c)| (v as i64, c))
+            .chain(self.large.iter().map(|(&v, &c)| (v, c)))
+    }
 }
 
 impl Distribution {
@@ -23,7 +62,7 @@ impl Distribution {
     pub fn new(window: usize) -> Distribution {
         if window == 0 {
             Distribution::Exact {
-                counts: BTreeMap::new(),
+                counts: ValueCounts::default(),
                 n: 0,
             }
         } else {
@@ -46,11 +85,14 @@ impl Distribution {
                     values.push(value);
                 } else {
                     values[*next] = value;
-                    *next = (*next + 1) % *capacity;
+                    *next += 1;
+                    if *next == *capacity {
+                        *next = 0;
+                    }
                 }
             }
             Distribution::Exact { counts, n } => {
-                *counts.entry(value).or_insert(0) += 1;
+                counts.add(value, 1);
                 *n += 1;
             }
         }
@@ -60,8 +102,8 @@ impl Distribution {
     pub fn merge(&mut self, other: &Distribution) {
         match (self, other) {
             (Distribution::Exact { counts, n }, Distribution::Exact { counts: more, n: m }) => {
-                for (&v, &c) in more {
-                    *counts.entry(v).or_insert(0) += c;
+                for (v, c) in more.iter() {
+                    counts.add(v, c);
                 }
                 *n += m;
             }
@@ -69,7 +111,7 @@ impl Distribution {
                 values.iter().for_each(|&v| this.add(v))
             }
             (this, Distribution::Exact { counts, .. }) => {
-                for (&v, &c) in counts {
+                for (v, c) in counts.iter() {
                     (0..c).for_each(|_| this.add(v));
                 }
             }
@@ -87,10 +129,13 @@ impl Distribution {
                     .map(|&p| legacy(p, n, |rank| sorted[(rank - 1) as usize]))
                     .collect()
             }
-            Distribution::Exact { counts, n } => ps
-                .iter()
-                .map(|&p| legacy(p, *n, |rank| nth(counts, rank)))
-                .collect(),
+            Distribution::Exact { counts, n } => {
+                let mut sorted: Vec<(i64, u64)> = counts.iter().collect();
+                sorted.sort_unstable();
+                ps.iter()
+                    .map(|&p| legacy(p, *n, |rank| nth(&sorted, rank)))
+                    .collect()
+            }
         }
     }
 
@@ -102,16 +147,16 @@ impl Distribution {
     }
 }
 
-/// The value of 1-based rank `rank` in sorted order.
-fn nth(counts: &BTreeMap<i64, u64>, rank: u64) -> i64 {
+/// The value of 1-based rank `rank` in `sorted` (value, count) pairs.
+fn nth(sorted: &[(i64, u64)], rank: u64) -> i64 {
     let mut seen = 0;
-    for (&v, &c) in counts {
+    for &(v, c) in sorted {
         seen += c;
         if seen >= rank {
             return v;
         }
     }
-    counts.keys().next_back().copied().unwrap_or(0)
+    sorted.last().map_or(0, |&(v, _)| v)
 }
 
 /// commons-math's LEGACY estimate of percentile `p` over `n` sorted values, `value(rank)`
@@ -162,5 +207,18 @@ mod tests {
         assert_eq!(rolling.percentiles(&[99.0]), vec![3.0]);
         assert_eq!(exact.percentiles(&[99.0]), vec![1000.0]);
         assert_eq!(exact.percentiles(&[50.0]), vec![501.5]);
+    }
+
+    #[test]
+    fn exact_mode_sorts_small_large_and_negative_values_together() {
+        let mut exact = Distribution::new(0);
+        let mut other = Distribution::new(0);
+        [70_000, 3, -5].into_iter().for_each(|v| exact.add(v));
+        [3, 2_000].into_iter().for_each(|v| other.add(v));
+        exact.merge(&other);
+        assert_eq!(
+            exact.percentiles(&[0.0, 50.0, 100.0]),
+            vec![-5.0, 3.0, 70_000.0]
+        );
     }
 }

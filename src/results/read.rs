@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{Local, NaiveDateTime, TimeZone};
 
+use super::aggregate_graphs_custom::custom_value;
 use super::{csv_header, SaveConfig};
 
 /// A reading failure, worded for the user.
@@ -54,6 +55,8 @@ pub struct JtlRecord {
     pub all_threads: i64,
     pub latency: i64,
     pub connect: i64,
+    /// Values of the variables asked for with [`JtlReader::want_variables`], in that order.
+    pub custom: Vec<Option<f64>>,
 }
 
 /// Where each needed column sits in a record (`None`: absent; optional ones count as 0).
@@ -160,10 +163,12 @@ pub struct JtlReader<R: BufRead> {
     /// Physical line number of the next line to read (1-based).
     line: u64,
     raw: Vec<u8>,
-    fields: Vec<String>,
+    fields: Fields,
     warnings: Vec<String>,
     /// A record read while looking for the header, to be returned first.
     pending: Option<(u64, Vec<u8>, bool)>,
+    /// Columns of the variables [`JtlRecord::custom`] holds (`None`: not in this file).
+    custom_columns: Vec<Option<usize>>,
 }
 
 impl<R: BufRead> JtlReader<R> {
@@ -191,12 +196,22 @@ impl<R: BufRead> JtlReader<R> {
             time_format,
             line: 1,
             raw: Vec::new(),
-            fields: Vec::new(),
+            fields: Fields::default(),
             warnings: Vec::new(),
             pending: None,
+            custom_columns: Vec::new(),
         };
         reader.read_header(save)?;
         Ok(reader)
+    }
+
+    /// Asks for the values of columns `names` (sample variables, or native columns) in
+    /// every record's `custom`, parsed as numbers; a column the file lacks gives `None`.
+    pub fn want_variables(&mut self, names: &[String]) {
+        self.custom_columns = names
+            .iter()
+            .map(|name| self.columns.names.iter().position(|c| c == name))
+            .collect();
     }
 
     /// Warnings so far (a truncated last line).
@@ -299,14 +314,19 @@ impl<R: BufRead> JtlReader<R> {
                 c.names.join(",")
             ));
         }
-        let f = &self.fields;
+        let (raw, fields) = (&self.raw, &self.fields);
+        let f = |i: usize| fields.get(raw, i);
         let int = |i: usize, name: &str| -> Result<i64, String> {
-            let text = f[i].trim();
-            text.parse::<i64>()
-                .map_err(|_| format!("{name} is not a number: {text:?}"))
+            parse_int(f(i)).ok_or_else(|| {
+                let text = String::from_utf8_lossy(f(i));
+                format!("{name} is not a number: {:?}", text.trim())
+            })
         };
         let opt_int = |i: Option<usize>, name: &str| i.map_or(Ok(0), |i| int(i, name));
-        record.timestamp = parse_time(&f[c.timestamp], &self.time_format)?;
+        record.timestamp = match (&self.time_format, parse_int(f(c.timestamp))) {
+            (TimeFormat::Millis, Some(ms)) => ms,
+            (format, _) => parse_time(&String::from_utf8_lossy(f(c.timestamp)), format)?,
+        };
         record.elapsed = int(c.elapsed, "elapsed")?;
         record.bytes = int(c.bytes, "bytes")?;
         record.sent_bytes = opt_int(c.sent_bytes, "sentBytes")?;
@@ -314,26 +334,61 @@ impl<R: BufRead> JtlReader<R> {
         record.all_threads = int(c.all_threads, "allThreads")?;
         record.latency = int(c.latency, "Latency")?;
         record.connect = opt_int(c.connect, "Connect")?;
-        record.success = match f[c.success].trim() {
-            s if s.eq_ignore_ascii_case("true") => true,
-            s if s.eq_ignore_ascii_case("false") => false,
-            s => return Err(format!("success is not true or false: {s:?}")),
+        record.success = match f(c.success).trim_ascii() {
+            s if s.eq_ignore_ascii_case(b"true") => true,
+            s if s.eq_ignore_ascii_case(b"false") => false,
+            s => {
+                let s = String::from_utf8_lossy(s);
+                return Err(format!("success is not true or false: {s:?}"));
+            }
         };
-        copy(&mut record.label, &f[c.label]);
-        copy(&mut record.response_code, &f[c.code]);
-        copy(&mut record.response_message, &f[c.message]);
-        copy(&mut record.thread_name, &f[c.thread_name]);
+        copy(&mut record.label, f(c.label));
+        copy(&mut record.response_code, f(c.code));
+        copy(&mut record.response_message, f(c.message));
+        copy(&mut record.thread_name, f(c.thread_name));
         match c.failure_message {
-            Some(i) => copy(&mut record.failure_message, &f[i]),
+            Some(i) => copy(&mut record.failure_message, f(i)),
             None => record.failure_message.clear(),
         }
+        record.custom.clear();
+        record
+            .custom
+            .extend(self.custom_columns.iter().map(|column| {
+                let text = std::str::from_utf8(f((*column)?)).ok()?;
+                custom_value(text)
+            }));
         Ok(())
     }
 }
 
-fn copy(to: &mut String, from: &str) {
+/// Copies a field into a reused string (invalid UTF-8 replaced, as before).
+fn copy(to: &mut String, from: &[u8]) {
     to.clear();
-    to.push_str(from);
+    match std::str::from_utf8(from) {
+        Ok(text) => to.push_str(text),
+        Err(_) => to.push_str(&String::from_utf8_lossy(from)),
+    }
+}
+
+/// A decimal integer, spaces around allowed, without going through a `str`.
+fn parse_int(field: &[u8]) -> Option<i64> {
+    let text = field.trim_ascii();
+    let digits = match text.first() {
+        Some(b'-' | b'+') => &text[1..],
+        _ => text,
+    };
+    // 18 digits cannot overflow; longer ones take the checked path.
+    if digits.is_empty() || digits.len() > 18 {
+        return std::str::from_utf8(text).ok()?.parse().ok();
+    }
+    let mut value: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        value = value * 10 + i64::from(d - b'0');
+    }
+    Some(if text[0] == b'-' { -value } else { value })
 }
 
 fn ascii_delimiter(c: char) -> u8 {
@@ -372,26 +427,60 @@ fn header_names(line: &str, configured: u8) -> Option<(u8, Vec<String>)> {
         })
 }
 
-/// Splits one record into `fields` (reused); returns how many. JMeter's rules: quotes
-/// wrap a field, `""` is a quote inside, a quote inside an unquoted field is an error.
-fn split_fields(raw: &[u8], delimiter: u8, fields: &mut Vec<String>) -> Result<usize, String> {
+/// Where one record's fields are, reused from record to record so that splitting does
+/// not allocate: byte ranges into the raw line when it has no quote (the usual case), or
+/// into `unquoted`, the fields with their quotes removed.
+#[derive(Debug, Default)]
+struct Fields {
+    ranges: Vec<(usize, usize)>,
+    unquoted: Vec<u8>,
+    quoted: bool,
+}
+
+impl Fields {
+    fn get<'a>(&'a self, raw: &'a [u8], i: usize) -> &'a [u8] {
+        let (from, to) = self.ranges[i];
+        if self.quoted {
+            &self.unquoted[from..to]
+        } else {
+            &raw[from..to]
+        }
+    }
+}
+
+/// Splits one record into `fields`; returns how many. JMeter's rules: quotes wrap a field,
+/// `""` is a quote inside, a quote inside an unquoted field is an error.
+fn split_fields(raw: &[u8], delimiter: u8, fields: &mut Fields) -> Result<usize, String> {
     let mut end = raw.len();
     while end > 0 && matches!(raw[end - 1], b'\n' | b'\r') {
         end -= 1;
     }
     let raw = &raw[..end];
-    let mut count = 0;
+    fields.ranges.clear();
+    fields.quoted = raw.contains(&b'"');
+    if !fields.quoted {
+        let mut start = 0;
+        for (i, &b) in raw.iter().enumerate() {
+            if b == delimiter {
+                fields.ranges.push((start, i));
+                start = i + 1;
+            }
+        }
+        fields.ranges.push((start, raw.len()));
+        return Ok(fields.ranges.len());
+    }
+    let out = &mut fields.unquoted;
+    out.clear();
     let mut i = 0;
-    let mut field = Vec::new();
     loop {
-        field.clear();
+        let from = out.len();
         if raw.get(i) == Some(&b'"') {
             i += 1;
             loop {
                 match raw.get(i) {
                     None => return Err("unterminated quoted field".into()),
                     Some(b'"') if raw.get(i + 1) == Some(&b'"') => {
-                        field.push(b'"');
+                        out.push(b'"');
                         i += 2;
                     }
                     Some(b'"') => {
@@ -399,7 +488,7 @@ fn split_fields(raw: &[u8], delimiter: u8, fields: &mut Vec<String>) -> Result<u
                         break;
                     }
                     Some(&b) => {
-                        field.push(b);
+                        out.push(b);
                         i += 1;
                     }
                 }
@@ -415,17 +504,12 @@ fn split_fields(raw: &[u8], delimiter: u8, fields: &mut Vec<String>) -> Result<u
             if raw[i..stop].contains(&b'"') {
                 return Err("a quote inside an unquoted field".into());
             }
-            field.extend_from_slice(&raw[i..stop]);
+            out.extend_from_slice(&raw[i..stop]);
             i = stop;
         }
-        if fields.len() <= count {
-            fields.push(String::new());
-        }
-        fields[count].clear();
-        fields[count].push_str(&String::from_utf8_lossy(&field));
-        count += 1;
+        fields.ranges.push((from, out.len()));
         if i >= raw.len() {
-            return Ok(count);
+            return Ok(fields.ranges.len());
         }
         i += 1;
     }

@@ -153,7 +153,7 @@
         shown.forEach(function (s) { s.data.forEach(function (p) { if (best === null || Math.abs(p[0] - x) < Math.abs(best - x)) { best = p[0]; } }); });
         if (best === null) { return; }
         var lines = [fmtX(graph, best)];
-        shown.forEach(function (s) { s.data.forEach(function (p) { if (p[0] === best && p[1] !== null) { lines.push(s.label + ": " + fmt(p[1])); } }); });
+        shown.forEach(function (s) { s.data.forEach(function (p) { if (p[0] === best && p[1] !== null) { lines.push((graph.contentMessage || s.label + ": ") + fmt(p[1])); } }); });
         tip.textContent = lines.join("\n");
         tip.style.display = "block";
         tip.style.left = Math.min(ev.clientX - container.getBoundingClientRect().left + 12, container.clientWidth - 180) + "px";
