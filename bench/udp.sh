@@ -5,7 +5,9 @@
 #   1. bench/sendto_loop.rs (plain blocking sendto, one thread): the baseline rate;
 #   2. jmxr, one virtual user, intervalMs=0, 100-byte datagrams, writing the .jtl;
 #   3. jmxr, 20 virtual users, same plan.
-# For each: datagrams sent and received, rate, and (for jmxr) peak RSS.
+# For each: datagrams sent and received, rate, CPU seconds (user + sys) per 100k
+# datagrams, and (for jmxr) peak RSS. On a shared machine the rates follow the load of
+# other processes; the CPU cost per datagram is the steadier figure to compare.
 # Done when: (2) >= 0.7 x (1), and (3) >= (1).
 #
 # usage: bench/udp.sh            (DURATION=10 PORT=39877)
@@ -36,24 +38,33 @@ stop_sink() {
   RECEIVED=$(awk '/^udp-sink:/ {print $2}' "$WORK/$1.sink")
 }
 
+# CPU seconds (user + sys) per 100k datagrams from a /usr/bin/time file ending "%U %S".
+cpu_per_100k() { # time-file datagrams
+  awk -v n="$2" '{cpu = $(NF-1) + $NF} END {printf "%.2f", cpu * 100000 / n}' "$1"
+}
+
 start_sink loop
-read -r LOOP_SENT LOOP_SECONDS LOOP_RATE < <("$WORK/sendto_loop" "127.0.0.1:$PORT" "$DURATION" 100)
+/usr/bin/time -f "%U %S" -o "$WORK/loop.time" \
+  "$WORK/sendto_loop" "127.0.0.1:$PORT" "$DURATION" 100 >"$WORK/loop.out"
+read -r LOOP_SENT LOOP_SECONDS LOOP_RATE < "$WORK/loop.out"
 stop_sink loop
-printf "%-14s sent=%-9s received=%-9s rate=%8.0f/s\n" "sendto loop" "$LOOP_SENT" "$RECEIVED" "$LOOP_RATE"
+printf "%-14s sent=%-9s received=%-9s rate=%8.0f/s  cpu_s_per_100k=%s\n" "sendto loop" \
+  "$LOOP_SENT" "$RECEIVED" "$LOOP_RATE" "$(cpu_per_100k "$WORK/loop.time" "$LOOP_SENT")"
 
 run_jmxr() { # threads
   local threads="$1" name="jmxr_$1"
   start_sink "$name"
-  /usr/bin/time -f "%M" -o "$WORK/$name.rss" "$JMXR" -n -t "$PLAN" -l "$WORK/$name.jtl" \
+  /usr/bin/time -f "%M %U %S" -o "$WORK/$name.time" "$JMXR" -n -t "$PLAN" -l "$WORK/$name.jtl" \
     -Jthreads="$threads" -Jrampup=0 -Jduration="$DURATION" -Judp.port="$PORT" \
     -Judp.interval=0 -Judp.packet_size=100 \
     >"$WORK/$name.out" 2>&1
   stop_sink "$name"
   local sent; sent=$(($(wc -l < "$WORK/$name.jtl") - 1))
   local rate; rate=$(echo "$sent / $DURATION" | bc -l)
-  printf "%-14s sent=%-9s received=%-9s rate=%8.0f/s  (%.2fx the loop)  peak_rss=%.1f MB\n" \
+  printf "%-14s sent=%-9s received=%-9s rate=%8.0f/s  (%.2fx the loop)  cpu_s_per_100k=%s  peak_rss=%.1f MB\n" \
     "jmxr $threads user(s)" "$sent" "$RECEIVED" "$rate" "$(echo "$rate / $LOOP_RATE" | bc -l)" \
-    "$(echo "$(cat "$WORK/$name.rss") / 1024" | bc -l)"
+    "$(cpu_per_100k "$WORK/$name.time" "$sent")" \
+    "$(awk '{printf "%.1f", $1 / 1024}' "$WORK/$name.time")"
 }
 
 run_jmxr 1

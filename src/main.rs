@@ -5,6 +5,10 @@ use std::process::ExitCode;
 use jmxr::cli::{self, Command};
 use jmxr::run::{self, Outcome};
 
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let command = match cli::parse(std::env::args().skip(1)).and_then(|raw| raw.resolve()) {
         Ok(command) => command,

@@ -202,12 +202,17 @@ fn start_properties(mut props: HashMap<String, String>) -> Properties {
     Properties::from_map(props)
 }
 
+/// Most samples taken off the bus per wake-up of the sink task.
+const DRAIN_BATCH: usize = 1024;
+/// Below this many samples per wake-up, the sink task rests before looking again.
+const SMALL_BATCH: usize = 64;
+/// How long the sink task rests after a small batch: long enough for samples to pile up
+/// (the bus holds far more than arrive meanwhile), short enough to keep files current.
+const DRAIN_REST: Duration = Duration::from_millis(2);
+
 /// Feeds every sample to every sink; flushes when the bus is quiet; finishes the sinks
 /// when the bus closes. A failing sink is reported once and skipped afterwards, so the
 /// others (and the run) go on.
-/// Most samples taken off the bus per wake-up of the sink task.
-const DRAIN_BATCH: usize = 1024;
-
 async fn drain(
     mut receiver: mpsc::Receiver<SampleEvent>,
     mut sinks: Vec<Box<dyn Sink>>,
@@ -231,7 +236,7 @@ async fn drain(
         .await;
         match received {
             Ok(0) => break,
-            Ok(_) => {
+            Ok(taken) => {
                 for event in batch.drain(..) {
                     for (i, sink) in sinks.iter_mut().enumerate() {
                         if !failed[i] {
@@ -240,6 +245,13 @@ async fn drain(
                             }
                         }
                     }
+                }
+                // Waiting on the bus when it is nearly empty would wake this task (and
+                // a sleeping worker thread) for every sample a user publishes: at high
+                // rates that costs more than the writing. Resting a moment instead lets
+                // the next wake-up take a whole batch.
+                if taken < SMALL_BATCH {
+                    tokio::time::sleep(DRAIN_REST).await;
                 }
             }
             Err(_) => {

@@ -66,7 +66,11 @@ impl VirtualUser {
             listener.iteration_start(&mut self.user);
         }
         for child in &controller.children {
-            let flow = self.run_node(child).await;
+            // A sampler runs without the boxed future `run_node` needs for recursion.
+            let flow = match child {
+                Node::Sampler(sampler) => self.run_sampler(sampler).await,
+                Node::Controller(_) => self.run_node(child).await,
+            };
             if flow != Flow::Normal {
                 return flow;
             }

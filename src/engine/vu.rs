@@ -14,7 +14,7 @@ use tokio::time::Instant;
 use super::controllers::Flow;
 use super::UserState;
 use crate::plan::{OnError, SampleContext, SamplerNode, ScopePackage, ThreadGroup};
-use crate::results::{ResultsBus, SampleAction, SampleEvent, SampleResult};
+use crate::results::{FastMap, ResultsBus, SampleAction, SampleEvent, SampleResult};
 
 /// A Transaction Controller that is open on this user's stack.
 pub(super) struct OpenTransaction {
@@ -43,6 +43,9 @@ pub struct VirtualUser {
     /// Pass numbers of the enclosing loops, innermost last (Once Only looks at it).
     pub(super) passes: Vec<u64>,
     pub(super) transactions: Vec<OpenTransaction>,
+    /// Labels of samplers whose name is constant text, by sampler id: made once, so a
+    /// sample shares its label instead of allocating it.
+    constant_labels: FastMap<usize, Arc<str>>,
 }
 
 impl VirtualUser {
@@ -63,6 +66,7 @@ impl VirtualUser {
             throughput: Default::default(),
             passes: Vec::new(),
             transactions: Vec::new(),
+            constant_labels: FastMap::default(),
         }
     }
 
@@ -126,7 +130,7 @@ impl VirtualUser {
         if !self.apply_timers(&node.scope, raw_name).await {
             return Flow::StopThread;
         }
-        let label: Arc<str> = Arc::from(node.name.eval(&mut self.user.eval(raw_name)));
+        let label = self.label_of(node);
         let mut cx = SampleContext {
             user: &mut self.user,
             label: label.clone(),
@@ -134,7 +138,10 @@ impl VirtualUser {
             action: SampleAction::Continue,
         };
         let stop_now = cx.user.run.stop_now.clone();
+        // The sample first: one that completes at once (a UDP send) never registers with
+        // the run-wide stop signal, which every user would otherwise contend for.
         let outcome = tokio::select! {
+            biased;
             result = node.sampler.sample(&mut cx) => Some(result),
             _ = stop_now.cancelled() => None,
         };
@@ -144,6 +151,22 @@ impl VirtualUser {
             Some(None) => self.after_action(action),
             Some(Some(result)) => self.after_sample(result, &node.scope, &label).await,
         }
+    }
+
+    /// The sample's label: the sampler's name, evaluated for this sample unless it is
+    /// constant text.
+    fn label_of(&mut self, node: &SamplerNode) -> Arc<str> {
+        if let Some(text) = node.name.as_literal() {
+            if let Some(label) = self.constant_labels.get(&node.id) {
+                if **label == *text {
+                    return label.clone();
+                }
+            }
+            let label: Arc<str> = Arc::from(text);
+            self.constant_labels.insert(node.id, label.clone());
+            return label;
+        }
+        Arc::from(node.name.eval(&mut self.user.eval(node.name.raw())))
     }
 
     /// Sums the timers in scope and sleeps once. False when the thread must stop instead.
@@ -237,10 +260,12 @@ impl VirtualUser {
     }
 
     pub(super) fn set_last_ok(&mut self, ok: bool) {
-        self.user.vars.put(
-            "JMeterThread.last_sample_ok",
-            if ok { "true" } else { "false" },
-        );
+        const LAST_SAMPLE_OK: &str = "JMeterThread.last_sample_ok";
+        let value = if ok { "true" } else { "false" };
+        // Mostly unchanged from the previous sample: then there is nothing to allocate.
+        if self.user.vars.get(LAST_SAMPLE_OK) != Some(value) {
+            self.user.vars.put(LAST_SAMPLE_OK, value);
+        }
     }
 
     /// Fills what the engine knows about a sample: thread name and thread counts.
@@ -260,7 +285,7 @@ impl VirtualUser {
     /// Records a finished sample: into the innermost parent-mode transaction if one is
     /// open, else onto the bus; open non-parent transactions count it.
     pub(super) async fn record(&mut self, mut result: SampleResult, listeners: &Arc<[usize]>) {
-        let run = self.user.run.clone();
+        let run = &self.user.run;
         if !run.sample_variables.is_empty() {
             result.sample_variables = run
                 .sample_variables

@@ -5,7 +5,6 @@
 //! follow their parent as rows of their own, carrying the parent's sample variables.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 use super::{SampleResult, SaveConfig};
 
@@ -54,10 +53,23 @@ pub fn csv_header(config: &SaveConfig) -> String {
     names.join(&config.delimiter.to_string())
 }
 
+/// Whether a text field must be quoted: it contains the delimiter, `"`, CR or LF.
+fn needs_quotes(field: &str, delimiter: char) -> bool {
+    // Every row writes several text fields; an ASCII delimiter (the usual case) lets the
+    // check look at bytes instead of decoding characters.
+    if delimiter.is_ascii() {
+        let delimiter = delimiter as u8;
+        field
+            .bytes()
+            .any(|b| b == delimiter || b == b'"' || b == b'\r' || b == b'\n')
+    } else {
+        field.contains([delimiter, '"', '\r', '\n'])
+    }
+}
+
 /// Quotes a text field if it contains the delimiter, `"`, CR or LF, doubling inner quotes.
 pub fn quote(field: &str, delimiter: char) -> Cow<'_, str> {
-    let special = |c: char| c == delimiter || c == '"' || c == '\r' || c == '\n';
-    if !field.contains(special) {
+    if !needs_quotes(field, delimiter) {
         return Cow::Borrowed(field);
     }
     let mut quoted = String::with_capacity(field.len() + 4);
@@ -89,14 +101,23 @@ impl Row<'_> {
 
     fn text(&mut self, value: &str) {
         self.separate();
-        let quoted = quote(value, self.delimiter);
-        self.out.push_str(&quoted);
+        if needs_quotes(value, self.delimiter) {
+            self.out.push_str(&quote(value, self.delimiter));
+        } else {
+            self.out.push_str(value);
+        }
     }
 
-    fn number(&mut self, value: impl std::fmt::Display) {
+    /// An integer column; `itoa` prints the same digits as `Display` without the
+    /// formatting machinery (a row has up to ten numbers).
+    fn number(&mut self, value: impl itoa::Integer) {
         self.separate();
-        // Writing to a String cannot fail.
-        let _ = write!(self.out, "{value}");
+        self.out.push_str(itoa::Buffer::new().format(value));
+    }
+
+    fn boolean(&mut self, value: bool) {
+        self.separate();
+        self.out.push_str(if value { "true" } else { "false" });
     }
 }
 
@@ -141,7 +162,7 @@ pub fn write_csv_row(
         row.text(sample.data_type);
     }
     if config.success {
-        row.number(sample.success);
+        row.boolean(sample.success);
     }
     if config.assertion_results_failure_message {
         row.text(sample.first_failure_message());

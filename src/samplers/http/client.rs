@@ -137,10 +137,14 @@ impl Incoming {
 
     /// The last header `name` (case-insensitive), as HttpClient's `getLastHeader`.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers()
+        // Asked several times per response: compare names as bytes, and cut only the
+        // value that matched out of the head.
+        let head = self.head.as_bytes();
+        self.headers
+            .iter()
             .rev()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v)
+            .find(|(n, _)| head[n.clone()].eq_ignore_ascii_case(name.as_bytes()))
+            .map(|(_, v)| &self.head[v.clone()])
     }
 }
 
@@ -362,17 +366,8 @@ type ParsedHead = (u16, Range<usize>, Vec<(Range<usize>, Range<usize>)>);
 
 /// Finds the status code, the reason and the headers in a response head.
 fn parse_head(head: &str) -> ParsedHead {
-    // Lines end in CRLF; searching for the LF byte is the fast path.
-    let line_end = |from: usize| head[from..].find('\n').map_or(head.len(), |p| from + p);
-    let without_cr = |start: usize, end: usize| {
-        if end > start && head.as_bytes()[end - 1] == b'\r' {
-            end - 1
-        } else {
-            end
-        }
-    };
-    let first = line_end(0);
-    let status_end = without_cr(0, first);
+    let mut lines = head_lines(head);
+    let status_end = lines.next().map_or(0, |(_, end)| end);
     let status_line = &head[..status_end];
     let mut parts = status_line.splitn(3, ' ');
     let _version = parts.next();
@@ -381,18 +376,42 @@ fn parse_head(head: &str) -> ParsedHead {
         .next()
         .map_or(status_end, |r| r.as_ptr() as usize - head.as_ptr() as usize);
     let mut headers = Vec::with_capacity(12);
-    let mut start = first + 1;
-    while start < head.len() {
-        let next = line_end(start);
-        let end = without_cr(start, next);
-        if let Some(colon) = head[start..end].find(':') {
+    let bytes = head.as_bytes();
+    for (start, end) in lines {
+        if let Some(colon) = bytes[start..end].iter().position(|&b| b == b':') {
             let name = trimmed(head, start, start + colon);
             let value = trimmed(head, start + colon + 1, end);
             headers.push((name, value));
         }
-        start = next + 1;
     }
     (status, reason_start..status_end, headers)
+}
+
+/// The lines of a response head as byte ranges, each without its LF and a CR before it,
+/// as `head.split('\n')` cuts them (a head ending in LF has an empty last line).
+///
+/// A plain byte loop: lines are a few dozen bytes, shorter than what a search routine
+/// needs to pay off its set-up, and every response goes through here.
+pub(super) fn head_lines(head: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let bytes = head.as_bytes();
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start > bytes.len() {
+            return None;
+        }
+        let next = bytes[start..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |p| start + p);
+        let end = if next > start && bytes[next - 1] == b'\r' {
+            next - 1
+        } else {
+            next
+        };
+        let line = (start, end);
+        start = next + 1;
+        Some(line)
+    })
 }
 
 /// The range `start..end` of `text` without surrounding whitespace.
@@ -589,6 +608,64 @@ fn premature(expected: usize, got: usize) -> TransportError {
     )
 }
 
+/// Where `needle` first starts in `haystack`. Looks for the needle's first byte with a
+/// plain scan and compares the rest only there: for the CRLFs of a response head that is
+/// a fraction of comparing every window.
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+    let (&first, rest) = needle.split_first()?;
+    let mut from = 0;
+    while let Some(offset) = haystack[from..].iter().position(|&b| b == first) {
+        let at = from + offset;
+        if haystack[at + 1..].starts_with(rest) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_gives_the_first_match_and_none_without_one() {
+        assert_eq!(find(b"a\r\nb\r\n\r\nbody\r\n\r\n", b"\r\n\r\n"), Some(4));
+        assert_eq!(find(b"\r\n\r", b"\r\n\r\n"), None);
+        assert_eq!(find(b"", b"\r\n"), None);
+        assert_eq!(find(b"x\r\r\n", b"\r\n"), Some(2));
+    }
+
+    #[test]
+    fn head_lines_cut_as_split_on_lf_without_the_cr() {
+        let lines = |head: &str| -> Vec<String> {
+            head_lines(head)
+                .map(|(start, end)| head[start..end].to_string())
+                .collect()
+        };
+        assert_eq!(
+            lines("HTTP/1.1 200 OK\r\nA: b\r\nC: d"),
+            ["HTTP/1.1 200 OK", "A: b", "C: d"]
+        );
+        assert_eq!(lines("bare\nlf\r"), ["bare", "lf"]);
+        assert_eq!(lines("end\n"), ["end", ""]);
+        assert_eq!(lines(""), [""]);
+    }
+
+    #[test]
+    fn parse_head_finds_status_reason_and_trimmed_headers() {
+        let head =
+            "HTTP/1.1 404 Not Found\r\nServer:  nginx \r\nno colon\r\nX-Ü: é\r\nContent-Length:0";
+        let (status, reason, headers) = parse_head(head);
+        assert_eq!(status, 404);
+        assert_eq!(&head[reason], "Not Found");
+        let pairs: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(n, v)| (&head[n.clone()], &head[v.clone()]))
+            .collect();
+        assert_eq!(
+            pairs,
+            [("Server", "nginx"), ("X-Ü", "é"), ("Content-Length", "0")]
+        );
+    }
 }

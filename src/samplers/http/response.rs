@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use super::client::{Incoming, TransportError};
+use super::client::{head_lines, Incoming, TransportError};
 use crate::results::SampleResult;
 
 /// Status codes JMeter treats as redirects (`HTTPSampleResult.isRedirect`).
@@ -18,8 +18,8 @@ pub fn fill(result: &mut SampleResult, incoming: Incoming) {
     // The status line and header lines as received, each ending in `\n`.
     let head = incoming.head();
     let mut headers = String::with_capacity(head.len() + 2);
-    for line in head.split('\n') {
-        headers.push_str(line.strip_suffix('\r').unwrap_or(line));
+    for (start, end) in head_lines(head) {
+        headers.push_str(&head[start..end]);
         headers.push('\n');
     }
     // HttpClient's estimate: the condensed header text, one CR per header, one for the

@@ -99,7 +99,8 @@ impl Url {
         if port == default_port(&self.scheme) {
             self.host.clone()
         } else {
-            format!("{}:{port}", self.host)
+            let port = itoa::Buffer::new().format(port).to_owned();
+            [self.host.as_str(), ":", &port].concat()
         }
     }
 
@@ -134,11 +135,15 @@ impl Url {
 
 impl std::fmt::Display for Url {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:", self.scheme)?;
+        // Plain writes: every sample prints its URL, and `write!` costs more than the text.
+        f.write_str(&self.scheme)?;
+        f.write_str(":")?;
         if self.scheme != "file" || !self.host.is_empty() {
-            write!(f, "//{}", self.host)?;
+            f.write_str("//")?;
+            f.write_str(&self.host)?;
             if self.port != 0 {
-                write!(f, ":{}", self.port)?;
+                f.write_str(":")?;
+                f.write_str(itoa::Buffer::new().format(self.port))?;
             }
         }
         f.write_str(&self.path_and_query)

@@ -118,9 +118,11 @@ impl UdpSender {
         let mut result = new_result(cx, cx.label.clone());
         let watch = Stopwatch::start();
         let interval = params.long("intervalMs", 0);
-        let due = self.due(cx, interval);
-        if interval > 0 && !cx.user.pause_until(due).await {
-            return None;
+        if interval > 0 {
+            let due = self.due(cx, interval);
+            if !cx.user.pause_until(due).await {
+                return None;
+            }
         }
         let packet_size = params.long("packetSize", 0);
         if packet_size > MAX_UNFRAGMENTED_PAYLOAD
