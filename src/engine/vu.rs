@@ -189,6 +189,13 @@ impl VirtualUser {
         let action = result.action;
         self.set_last_ok(success);
         self.record(result, &scope.listeners).await;
+        if !scope.sample_listeners.is_empty() {
+            if let Some(recorded) = self.user.prev.clone() {
+                for listener in &scope.sample_listeners {
+                    listener.sample_occurred(&recorded, &mut self.user);
+                }
+            }
+        }
         self.after_failure_checks(success, action, scope)
     }
 

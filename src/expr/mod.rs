@@ -11,7 +11,7 @@ mod context;
 mod functions;
 mod parse;
 
-pub use context::{EvalContext, Properties, TestInfo, ThreadInfo, Variables};
+pub use context::{EvalContext, Properties, TestInfo, ThreadInfo, VariableObject, Variables};
 pub(crate) use functions::{hashes, regex as regex_template, unescape_html4};
 pub use functions::{set_log_hook, Constructor, Function, FunctionRegistry, LogHook};
 pub use parse::ExprError;
