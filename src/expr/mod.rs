@@ -8,7 +8,7 @@
 //! nested `${}`); the function library lives in `functions/`, one file per group.
 
 mod context;
-mod functions;
+pub(crate) mod functions;
 mod parse;
 
 pub use context::{EvalContext, Properties, TestInfo, ThreadInfo, VariableObject, Variables};
