@@ -309,6 +309,11 @@ impl OpenTransaction {
     }
 
     fn add(&mut self, result: &Arc<SampleResult>) {
+        // A default-mode transaction ignores the samples of transactions nested in it, as
+        // JMeter's `TransactionController.sampleOccurred` skips transaction sample events.
+        if !self.parent_mode && result.is_transaction() {
+            return;
+        }
         if !result.success {
             self.failing += 1;
         }

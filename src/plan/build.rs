@@ -530,11 +530,10 @@ impl<'f> Builder<'f> {
             return;
         }
         match family {
-            Some(Family::Config) if el.gui.ends_with("SimpleConfigGui") => {
-                if !el.props.is_empty() {
-                    cx.warn("the properties of a Simple Config Element are not merged into samplers");
-                }
+            Some(Family::Config) if el.gui.ends_with("SimpleConfigGui") && !el.props.is_empty() => {
+                cx.warn("the properties of a Simple Config Element are not merged into samplers");
             }
+            Some(Family::Config) if el.gui.ends_with("SimpleConfigGui") => {}
             Some(Family::Config) if class == "Arguments" => {
                 let rows = cx.arguments("Arguments.arguments");
                 self.variables.push(rows);

@@ -219,6 +219,9 @@ pub fn text_of(value: &Dynamic) -> Option<String> {
     if value.is_unit() {
         return None;
     }
+    if let Some(text) = value.read_lock::<ImmutableString>() {
+        return Some(text.to_string());
+    }
     if let Some(blob) = value.read_lock::<Blob>() {
         return Some(String::from_utf8_lossy(&blob).into_owned());
     }

@@ -151,14 +151,16 @@ pub struct ScriptRunner {
 }
 
 /// The state of a call made for a virtual user: its variables move in for the call.
-fn user_state(user: &mut UserState, element: &Arc<str>, sampler_name: &str) -> CallState {
+fn user_state(user: &mut UserState, program: &ScriptProgram, sampler_name: &str) -> CallState {
     let mut state = CallState::new(
         std::mem::take(&mut user.vars),
         user.run.props.clone(),
         user.thread.clone(),
-        element.clone(),
+        program.name.clone(),
     );
-    state.sampler_name = sampler_name.into();
+    if program.reads_sampler {
+        state.sampler_name = sampler_name.into();
+    }
     state.prev = user
         .prev
         .clone()
@@ -206,7 +208,7 @@ impl ScriptRunner {
                 self.program.parameters(&mut cx),
             )
         };
-        let mut state = user_state(user, &self.program.name, sampler_name);
+        let mut state = user_state(user, &self.program, sampler_name);
         state.current = current;
         if let Some(prev) = prev {
             state.prev = prev;
@@ -234,7 +236,7 @@ impl Sampler for ScriptRunner {
             )
         };
         result.sampler_data = resolved.text.to_string();
-        let mut state = user_state(cx.user, &self.program.name, &label);
+        let mut state = user_state(cx.user, &self.program, &label);
         state.current = ResultSlot::Owned(Box::new(result));
         let mut globals = match self.dialect {
             Dialect::BeanShell => vec![

@@ -71,6 +71,8 @@ pub struct Resolved {
 /// A script element's prepared code; see the module doc.
 pub struct ScriptProgram {
     pub name: Arc<str>,
+    /// `Label`: the element's name, ready for the scope.
+    label: ImmutableString,
     language: SourceLanguage,
     body: Body,
     parameters: Template,
@@ -80,6 +82,13 @@ pub struct ScriptProgram {
     /// Whether the script mentions `prev` or `ctx` (a timer copies the previous sample
     /// for it only then).
     pub reads_prev: bool,
+    /// Whether the script mentions `sampler` or `ctx` (the sampler's name is copied for
+    /// it only then).
+    pub reads_sampler: bool,
+    /// The variable a Java-like script assigns in its last statement: Groovy, Java and
+    /// BeanShell give the assigned value as the script's value (`IsSuccess = false;`
+    /// answers `false`), where Rhai gives nothing.
+    trailing_assignment: Option<String>,
 }
 
 impl ScriptProgram {
@@ -97,10 +106,9 @@ impl ScriptProgram {
         let constant_parameters = parameters
             .is_constant()
             .then(|| split_parameters(parameters.raw()));
-        let (body, reads_prev) = if file_name.is_empty() {
+        let (body, source) = if file_name.is_empty() {
             let script = cx.raw(props.script).unwrap_or("").to_string();
-            let reads_prev = mentions_prev(&script);
-            (inline_body(cx, language, &script)?, reads_prev)
+            (inline_body(cx, language, &script)?, script)
         } else {
             let source = read_script_file(cx, &file_name)?;
             let text: Arc<str> = Arc::from(match file_label {
@@ -108,16 +116,19 @@ impl ScriptProgram {
                 FileLabel::Bare => file_name.clone(),
             });
             let ast = compile_or_report(cx, language, &source)?;
-            (Body::Compiled { ast, text }, mentions_prev(&source))
+            (Body::Compiled { ast, text }, source)
         };
         Some(ScriptProgram {
+            label: ImmutableString::from(&*name),
             name,
             language,
             body,
             parameters,
             constant_parameters,
             file_name: file_name.into(),
-            reads_prev,
+            reads_prev: mentions_prev(&source),
+            reads_sampler: source.contains("sampler") || source.contains("ctx"),
+            trailing_assignment: trailing_assignment(language, &source),
         })
     }
 
@@ -179,16 +190,21 @@ impl ScriptProgram {
             Code::Ast(ast) => with_call(state, || {
                 with_scope(|scope| {
                     scope
-                        .push("Label", ImmutableString::from(&*self.name))
+                        .push("Label", self.label.clone())
                         .push("FileName", self.file_name.clone())
                         .push("Parameters", parameters.0)
                         .push("args", parameters.1);
                     for (name, value) in globals.iter() {
                         scope.push_dynamic(*name, value.clone());
                     }
-                    let out = engine::engine()
+                    let mut out = engine::engine()
                         .eval_ast_with_scope::<Dynamic>(scope, ast)
                         .map_err(|err| engine::runtime_error(&err));
+                    if let (Ok(value), Some(name)) = (&mut out, &self.trailing_assignment) {
+                        if value.is_unit() {
+                            *value = scope.get_value::<Dynamic>(name).unwrap_or(Dynamic::UNIT);
+                        }
+                    }
                     for (name, value) in globals.iter_mut() {
                         if let Some(found) = scope.get_value::<Dynamic>(name) {
                             *value = found;
@@ -270,6 +286,31 @@ fn read_script_file(cx: &mut BuildContext<'_>, name: &str) -> Option<String> {
     }
 }
 
+/// The variable assigned by the last statement of a Java-like script (`x = 1;`,
+/// `x += 2`), if that statement is a plain assignment outside any block.
+fn trailing_assignment(language: SourceLanguage, source: &str) -> Option<String> {
+    if matches!(language, SourceLanguage::Rhai | SourceLanguage::Jexl) {
+        return None;
+    }
+    let body = source.trim_end().trim_end_matches(';');
+    let last = body
+        .rsplit([';', '\n', '{', '}'])
+        .next()
+        .unwrap_or("")
+        .trim();
+    let name_end = last
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(last.len());
+    let (name, rest) = last.split_at(name_end);
+    let rest = rest.trim_start();
+    let operator = ["=", "+=", "-=", "*=", "/="]
+        .iter()
+        .find(|op| rest.starts_with(**op))?;
+    let starts_like_a_name = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+    let is_comparison = rest[operator.len()..].starts_with('=');
+    (starts_like_a_name && !is_comparison).then(|| name.to_string())
+}
+
 fn mentions_prev(script: &str) -> bool {
     script.contains("prev") || script.contains("ctx")
 }
@@ -283,6 +324,29 @@ fn split_parameters(text: &str) -> (ImmutableString, Array) {
         .map(|piece| Dynamic::from(piece.to_string()))
         .collect();
     (ImmutableString::from(text), args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_last_plain_assignment_is_found_for_java_like_languages() {
+        let found = |source| trailing_assignment(SourceLanguage::BeanShell, source);
+        assert_eq!(found("IsSuccess  = false;").as_deref(), Some("IsSuccess"));
+        assert_eq!(found("a();\nx += 2").as_deref(), Some("x"));
+        assert_eq!(found("if (a) { x = 1; }"), None);
+        assert_eq!(found("x == 1"), None);
+        assert_eq!(found("vars.put(\"a\", \"b\");"), None);
+        assert_eq!(trailing_assignment(SourceLanguage::Rhai, "x = 1"), None);
+    }
+
+    #[test]
+    fn parameters_split_on_spaces() {
+        let (text, args) = split_parameters("a  b c");
+        assert_eq!(text.as_str(), "a  b c");
+        assert_eq!(args.len(), 3);
+    }
 }
 
 thread_local! {
