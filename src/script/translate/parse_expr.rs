@@ -652,6 +652,10 @@ impl Parser {
         if self.language != SourceLanguage::Groovy {
             return Ok(None);
         }
+        if matches!(self.peek(), Tok::Ident(w) if matches!(w.as_str(), "new" | "this" | "super" | "true" | "false" | "null"))
+        {
+            return Ok(None);
+        }
         let mut i = 0;
         let mut path = Vec::new();
         loop {
