@@ -75,9 +75,9 @@ fn scripts_of(element: &Element, file: &str, out: &mut Vec<Script>) {
     }
 }
 
-/// The script text as JMeter hands it to the engine: `${__function(..)}` calls are
-/// replaced by their (here empty) result and `${variable}` references outside quotes
-/// by a number, as the runtime substitutes them before translating.
+/// The script text as JMeter hands it to the engine, approximately: `${..}` references
+/// and function calls outside quotes become a number (their value is only known at
+/// run time, when the runtime substitutes them before translating).
 fn substituted(source: &str) -> String {
     let mut out = String::with_capacity(source.len());
     let mut rest = source;
@@ -99,10 +99,9 @@ fn substituted(source: &str) -> String {
         };
         let line_so_far = out.rsplit('\n').next().unwrap_or("");
         let inside_quotes = line_so_far.matches('"').count() % 2 == 1;
-        let name = &after[..end];
         if inside_quotes {
             out.push_str(&rest[start..start + 2 + end + 1]);
-        } else if !name.starts_with("__") {
+        } else {
             out.push('1');
         }
         rest = &after[end + 1..];

@@ -144,6 +144,15 @@ pub(crate) fn classes() -> Vec<Class> {
     for name in ["UTF_8", "US_ASCII", "ISO_8859_1", "UTF_16"] {
         charsets.constant(name, Dynamic::from(name.replace('_', "-")));
     }
+    let mut hex_format = Class::new("HexFormat");
+    func!(hex_format, "of", || HexFormat);
+    let mut datatype = Class::new("DatatypeConverter");
+    func!(datatype, "parseHexBinary", |t: &str| parse_hex(t));
+    func!(datatype, "printHexBinary", |b: Blob| hex(&b).to_uppercase());
+    func!(datatype, "printBase64Binary", |b: Blob| base64(&b));
+    func!(datatype, "parseBase64Binary", |t: &str| -> Blob {
+        unbase64(t)
+    });
     vec![
         b64,
         message_digest,
@@ -151,10 +160,41 @@ pub(crate) fn classes() -> Vec<Class> {
         encoder,
         decoder,
         charsets,
+        hex_format,
+        datatype,
     ]
 }
 
+/// Java 17's `HexFormat.of()`.
+#[derive(Clone, Copy)]
+pub(crate) struct HexFormat;
+
+fn parse_hex(text: &str) -> ShimResult<Blob> {
+    let digits: Vec<u8> = text.bytes().collect();
+    if !digits.len().is_multiple_of(2) {
+        return error(format!(
+            "IllegalArgumentException: odd number of hex digits in \"{text}\""
+        ));
+    }
+    digits
+        .chunks(2)
+        .map(|pair| {
+            std::str::from_utf8(pair)
+                .ok()
+                .and_then(|p| u8::from_str_radix(p, 16).ok())
+                .map_or_else(
+                    || error(format!("IllegalArgumentException: not hex: \"{text}\"")),
+                    Ok,
+                )
+        })
+        .collect()
+}
+
 pub(crate) fn register(engine: &mut Engine) {
+    engine
+        .register_type_with_name::<HexFormat>("HexFormat")
+        .register_fn("parseHex", |_: &mut HexFormat, t: &str| parse_hex(t))
+        .register_fn("formatHex", |_: &mut HexFormat, b: Blob| hex(&b));
     engine
         .register_type_with_name::<Base64Codec>("Base64")
         .register_fn("encodeToString", |c: &mut Base64Codec, v: Dynamic| {

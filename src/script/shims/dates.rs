@@ -181,6 +181,10 @@ pub(crate) fn classes() -> Vec<Class> {
     for (name, number) in CALENDAR_FIELDS {
         calendar.constant(name, Dynamic::from(*number));
     }
+    // Times are in the machine's zone; a named zone is accepted and ignored.
+    let mut time_zone = Class::new("TimeZone");
+    func!(time_zone, "getTimeZone", |name: &str| name.to_string());
+    func!(time_zone, "getDefault", || "default".to_string());
     let mut date = Class::new("Date");
     func!(date, "create", || JavaDate(now_millis()));
     func!(date, "create", JavaDate);
@@ -210,6 +214,7 @@ pub(crate) fn classes() -> Vec<Class> {
     });
     vec![
         calendar,
+        time_zone,
         date,
         simple,
         formatter,
@@ -275,6 +280,7 @@ pub(crate) fn register(engine: &mut Engine) {
         })
         .register_fn("parse", |f: &mut DateFormat, text: &str| parse(f, text))
         .register_fn("setTimeZone", |_: &mut DateFormat, _zone: Dynamic| ())
+        .register_fn("setTimeZone", |_: &mut Calendar, _zone: Dynamic| ())
         .register_fn("setLenient", |_: &mut DateFormat, _lenient: bool| ())
         .register_type_with_name::<JavaTime>("LocalDateTime")
         .register_fn("format", |t: &mut JavaTime, f: DateFormat| {
