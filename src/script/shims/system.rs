@@ -156,6 +156,23 @@ pub(crate) fn classes() -> Vec<Class> {
     ] {
         time_unit.constant(name, Dynamic::from(TimeUnit(millis)));
     }
+    let mut cookie = Class::new("Cookie");
+    func!(cookie, "create", cookie_map);
+    func!(
+        cookie,
+        "create",
+        |name: Dynamic,
+         value: Dynamic,
+         domain: Dynamic,
+         path: Dynamic,
+         secure: bool,
+         expires: INT| {
+            let mut map = cookie_map(name, value, domain, path);
+            map.insert("secure".into(), Dynamic::from(secure));
+            map.insert("expires".into(), Dynamic::from(expires));
+            map
+        }
+    );
     vec![
         system,
         thread,
@@ -164,7 +181,25 @@ pub(crate) fn classes() -> Vec<Class> {
         thread_local,
         strings,
         time_unit,
+        cookie,
     ]
+}
+
+/// JMeter's `new Cookie(name, value, domain, path, ..)` as a map (`name`, `value`,
+/// `domain`, `path`, `secure`, `expires`), which the cookie manager binding takes.
+fn cookie_map(name: Dynamic, value: Dynamic, domain: Dynamic, path: Dynamic) -> rhai::Map {
+    let mut map = rhai::Map::new();
+    for (key, v) in [
+        ("name", name),
+        ("value", value),
+        ("domain", domain),
+        ("path", path),
+    ] {
+        map.insert(key.into(), Dynamic::from(super::java_string(&v)));
+    }
+    map.insert("secure".into(), Dynamic::from(false));
+    map.insert("expires".into(), Dynamic::from(0 as INT));
+    map
 }
 
 /// A `TimeUnit` constant: its length in milliseconds.

@@ -68,10 +68,16 @@ impl Emitter {
             }
         }
         self.outer_declared = script_variables;
+        // Methods first: Rhai wants the script's value (its last expression) last.
+        let (functions, rest): (Vec<Stmt>, Vec<Stmt>) = statements
+            .iter()
+            .cloned()
+            .partition(|s| matches!(s.kind, StmtKind::Function { .. }));
+        self.statements(&functions, false);
         for name in hoisted {
             self.write_line(&format!("let {};", rhai_name(&name)));
         }
-        self.statements(statements, true);
+        self.statements(&rest, true);
     }
 
     /// Finds the script's methods and the bindings each one needs, including those

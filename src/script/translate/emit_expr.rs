@@ -9,6 +9,7 @@ use super::ast::{Expr, Interpolation, MapKey};
 use super::emit::Emitter;
 use super::names::{
     is_binding, is_exception_class, looks_like_class, rhai_name, LIST_CLASSES, MAP_CLASSES,
+    RHAI_RESERVED,
 };
 use super::SourceLanguage;
 use crate::script::shims;
@@ -117,14 +118,12 @@ impl Emitter {
             Expr::Unary("!", operand) => format!("!{}", self.negated(operand)),
             Expr::Unary("~", operand) => format!("(-{} - 1)", self.operand(operand)),
             Expr::Unary(op, operand) => format!("{op}{}", self.operand(operand)),
-            Expr::Step { op, .. } => {
-                self.problem(format!("`{op}` inside an expression"));
-                "()".into()
-            }
+            Expr::Step { op, prefix, target } => self.step_value(op, *prefix, target),
             Expr::Binary(op, left, right) => self.binary(op, left, right),
-            Expr::Assign(op, ..) => {
-                self.problem(format!("assignment `{op}` inside an expression"));
-                "()".into()
+            Expr::Assign(op, target, value) => {
+                // A statement block is an expression in Rhai: assign, then yield the value.
+                let assignment = self.assignment(op, target, value);
+                format!("{{ {assignment}; {} }}", self.expr(target))
             }
             Expr::Ternary(condition, chosen, otherwise) => format!(
                 "(if {} {{ {} }} else {{ {} }})",
@@ -162,6 +161,19 @@ impl Emitter {
             ),
             Expr::Closure { params, body } => self.closure(params, body),
             Expr::Unsupported => "()".into(),
+        }
+    }
+
+    /// `i++` or `++i` used as a value: a block that steps and yields the old or new value.
+    fn step_value(&mut self, op: &str, prefix: bool, target: &Expr) -> String {
+        let assign = if op == "++" { "+=" } else { "-=" };
+        let step = self.assignment(assign, target, &Expr::Int(1));
+        let current = self.expr(target);
+        if prefix {
+            format!("{{ {step}; {current} }}")
+        } else {
+            let undo = if op == "++" { "-" } else { "+" };
+            format!("{{ {step}; {current} {undo} 1 }}")
         }
     }
 
@@ -222,6 +234,9 @@ impl Emitter {
         if is_bean(target) {
             return format!("{}.{}()", self.expr(target), getter_name(name));
         }
+        if RHAI_RESERVED.contains(&name) {
+            self.problem(format!("property `{name}`, a word Rhai reserves"));
+        }
         let dot = if safe { "?." } else { "." };
         format!("{}{dot}{name}", self.operand(target))
     }
@@ -271,6 +286,36 @@ impl Emitter {
                 };
             }
         }
+        if let Expr::Static {
+            class,
+            name: static_name,
+            ..
+        } = target
+        {
+            if class == "Thread" && static_name == "currentThread" {
+                let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                return match name {
+                    "getName" => "vars.getThreadName()".into(),
+                    "sleep" => format!("Thread::sleep({})", args.join(", ")),
+                    _ => {
+                        self.problem(format!("`Thread.currentThread().{name}`"));
+                        "()".into()
+                    }
+                };
+            }
+        }
+        let name = match name {
+            // `debug` and `print` are Rhai keywords; the logger's `trace` logs at DEBUG
+            // and writers have `write`.
+            "debug" => "trace",
+            "print" => "write",
+            other => {
+                if RHAI_RESERVED.contains(&other) {
+                    self.problem(format!("method `{other}`, a word Rhai reserves"));
+                }
+                other
+            }
+        };
         let target_text = self.operand(target);
         let args_text: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
         let two_parameter_closure =
@@ -332,6 +377,12 @@ impl Emitter {
                 let l = self.logical_operand(left);
                 let r = self.logical_operand(right);
                 format!("({l} {op} {r})")
+            }
+            // Rhai has no `==` between a custom type and `()`: test for null directly.
+            "==" | "!=" | "===" | "!==" if *right == Expr::Null || *left == Expr::Null => {
+                let value = if *right == Expr::Null { left } else { right };
+                let negation = if op.starts_with('!') { "!" } else { "" };
+                format!("{negation}is_null({})", self.expr(value))
             }
             "=~" => format!("regex_matcher({}, {})", self.expr(left), self.expr(right)),
             "==~" => format!("regex_matches({}, {})", self.expr(left), self.expr(right)),
@@ -465,11 +516,13 @@ impl Emitter {
                 return format!("{}.set{}({value})", self.expr(object), capitalize(name));
             }
         }
-        if let Expr::Index(object, key) = target {
+        if let Expr::Index(object, _) | Expr::Field { target: object, .. } = target {
             if matches!(&**object, Expr::Ident(b) if b == "vars" || b == "props") && op != "=" {
                 self.problem(format!("`{op}` on a variable subscript"));
             }
-            let _ = key;
+            if is_call_result(object) {
+                self.problem("assignment into a value a call returned".into());
+            }
         }
         let op = match op {
             ">>>=" => ">>=",
@@ -486,6 +539,18 @@ impl Emitter {
         let target_text = self.expr(target);
         let value = self.expr(value);
         format!("{target_text} {op} {value}")
+    }
+}
+
+/// Whether `expr` is written as a call in Rhai (which cannot be assigned into).
+fn is_call_result(expr: &Expr) -> bool {
+    match expr {
+        Expr::Call { .. } | Expr::Method { .. } | Expr::Static { .. } => true,
+        Expr::Field { target, .. } => {
+            matches!(&**target, Expr::Ident(b) if b == "vars" || b == "props") || is_bean(target)
+        }
+        Expr::Index(object, _) => is_call_result(object),
+        _ => false,
     }
 }
 
@@ -513,6 +578,7 @@ fn capitalize(name: &str) -> String {
 pub(super) fn is_boolean(expr: &Expr) -> bool {
     match expr {
         Expr::Bool(_) | Expr::InstanceOf(..) => true,
+        Expr::Call { name, .. } => name == "is_null",
         Expr::Unary("!", _) => true,
         Expr::Binary(op, ..) => matches!(
             *op,

@@ -212,6 +212,10 @@ pub fn is_binding(name: &str) -> bool {
 /// The name a script identifier gets in Rhai.
 pub fn rhai_name(name: &str) -> String {
     let mut out = name.replace('$', "_");
+    if out.chars().all(|c| c == '_') {
+        // Groovy's `_` for an unused parameter; Rhai names need a letter.
+        return format!("unused{out}");
+    }
     if RHAI_RESERVED.contains(&out.as_str()) {
         out.push('_');
     }

@@ -383,6 +383,7 @@ impl Parser {
         let mut params = Vec::new();
         loop {
             if self.eat_punct("->") {
+                self.declared.extend(params.iter().cloned());
                 // `block()` expects to open at a `{`: step back onto a token we can reuse.
                 self.pos -= 1;
                 self.tokens[self.pos].tok = Tok::Punct("{");
@@ -606,7 +607,7 @@ impl Parser {
     /// `.name` after `target`: a method call, a static call on a class, or a field.
     fn member(&mut self, target: Expr, name: String, op: &str) -> ParseResult<Expr> {
         let class = match &target {
-            Expr::Ident(class) if is_class_reference(class) => Some(class.clone()),
+            Expr::Ident(class) if self.is_class_reference(class) => Some(class.clone()),
             _ => None,
         };
         let has_args = self.is_punct("(") && !self.ends_at_newline();
@@ -652,6 +653,10 @@ impl Parser {
         if self.language != SourceLanguage::Groovy {
             return Ok(None);
         }
+        if matches!(self.peek(), Tok::Ident(w) if matches!(w.as_str(), "new" | "this" | "super" | "true" | "false" | "null"))
+        {
+            return Ok(None);
+        }
         let mut i = 0;
         let mut path = Vec::new();
         loop {
@@ -691,7 +696,9 @@ impl Parser {
             target = self.member(target, field.clone(), ".")?;
         }
         Ok(Some(match target {
-            Expr::Ident(class) if is_class_reference(&class) => Expr::Static { class, name, args },
+            Expr::Ident(class) if self.is_class_reference(&class) => {
+                Expr::Static { class, name, args }
+            }
             target => Expr::Method {
                 target: Box::new(target),
                 name,
@@ -703,9 +710,14 @@ impl Parser {
     }
 }
 
-/// A capitalised name used with `.`: a class, unless it is one of JMeter's bindings.
-fn is_class_reference(name: &str) -> bool {
-    !super::names::is_binding(name) && (looks_like_class(name) || STATIC_CLASSES.contains(&name))
+impl Parser {
+    /// A capitalised name used with `.`: a class, unless it is one of JMeter's bindings
+    /// or a variable the script declared.
+    fn is_class_reference(&self, name: &str) -> bool {
+        !super::names::is_binding(name)
+            && !self.declared.contains(name)
+            && (looks_like_class(name) || STATIC_CLASSES.contains(&name))
+    }
 }
 
 pub(super) fn capitalize(name: &str) -> String {

@@ -16,6 +16,9 @@ pub struct Parser {
     /// context, false inside parentheses and brackets.
     pub(super) newline_ends: Vec<bool>,
     pub problems: Vec<Untranslatable>,
+    /// Names the script declares (variables, parameters): a capitalised one is then a
+    /// variable, not a class.
+    pub(super) declared: std::collections::HashSet<String>,
 }
 
 /// A syntax error: the line and what was expected.
@@ -40,6 +43,7 @@ impl Parser {
             language,
             newline_ends: vec![language == SourceLanguage::Groovy],
             problems: Vec::new(),
+            declared: std::collections::HashSet::new(),
         }
     }
 
@@ -454,6 +458,7 @@ impl Parser {
                 }
             }
             let name = self.ident()?;
+            self.declared.insert(name.clone());
             if !(self.eat_punct(":") || self.eat_word("in") || self.eat_word("of")) {
                 return Err((self.line(), "expected `:` or `in` in `for`".into()));
             }
@@ -598,7 +603,9 @@ impl Parser {
                 }
             }
             self.eat_punct("...");
-            params.push(self.ident()?);
+            let name = self.ident()?;
+            self.declared.insert(name.clone());
+            params.push(name);
             if self.eat_punct("=") {
                 let line = self.line();
                 self.problem(line, "default parameter value".into());
@@ -705,6 +712,7 @@ impl Parser {
         let mut names = Vec::new();
         loop {
             let name = self.ident()?;
+            self.declared.insert(name.clone());
             while self.is_punct("[") && self.is_punct_at(1, "]") {
                 self.pos += 2;
             }
