@@ -52,6 +52,13 @@ fn main() -> ExitCode {
             }
         }
         Command::Report(config) => run::report(&config),
+        Command::Migrate(config) => {
+            if cli::migrate::run(&config, &mut std::io::stdout()) {
+                Outcome::Completed
+            } else {
+                Outcome::BadInput
+            }
+        }
         Command::MirrorServer { host, port } => match build_runtime() {
             Ok(runtime) => match runtime.block_on(jmxr::mirror::serve(&host, port)) {
                 Ok(()) => Outcome::Completed,

@@ -23,6 +23,11 @@ const SUPPORTED_BATCH: &[&str] = &[
     "Bug55375",
     "Bug54685",
     "OS_TESTS",
+    "BatchTestLocal",
+    "Bug56243",
+    "Bug56811",
+    "TestResultStatusAction",
+    "TestSchedulerWithTimer",
 ];
 
 fn jmx_files(dir: &Path, out: &mut Vec<PathBuf>) {

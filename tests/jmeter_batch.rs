@@ -49,3 +49,51 @@ fn os_tests_os_process_sampler() {
     let home = format!("-Jjmeter.home={}", env!("CARGO_MANIFEST_DIR"));
     run_batch("OS_TESTS", &[&home]);
 }
+
+#[test]
+fn bug56243_beanshell_sampler_feeds_a_foreach_over_regex_matches() {
+    run_batch("Bug56243", &[]);
+}
+
+#[test]
+fn bug56811_beanshell_failures_inside_parent_transactions() {
+    run_batch("Bug56811", &[]);
+}
+
+// Every script and sample row matches; the outer Transaction Controller's message does
+// not: JMeter counts one more call for the nested Loop Controller ("15 samples" where
+// jmxr says 14), and after "go to next iteration" it leaves `__jm__LC__idx` at 4 where
+// jmxr has 0. Transaction and loop bookkeeping, not scripting.
+#[test]
+#[ignore = "Transaction Controller call counting around nested loops differs (see above)"]
+fn test_result_status_action_with_jsr223_pre_processors_and_samplers() {
+    run_batch("TestResultStatusAction", &[]);
+}
+
+#[test]
+fn test_scheduler_with_timer_checked_by_a_jsr223_sampler() {
+    run_batch("TestSchedulerWithTimer", &[]);
+}
+
+#[test]
+fn batch_test_local_with_beanshell_bsf_and_jsr223_samplers() {
+    // `__StringFromFile(testfiles/BatchTestLocal.txt)` reads from the working folder, as
+    // JMeter's `bin/testfiles`; the CSV Data Set finds the same file beside the plan.
+    let plan = batch_dir().join("BatchTestLocal.jmx");
+    batch::run_batch(
+        "BatchTestLocal",
+        "BatchTestLocal",
+        &[],
+        |work| {
+            let testfiles = work.join("testfiles");
+            std::fs::create_dir_all(&testfiles).expect("testfiles folder");
+            std::fs::copy(
+                batch_dir().join("BatchTestLocal.txt"),
+                testfiles.join("BatchTestLocal.txt"),
+            )
+            .expect("input copied");
+            plan
+        },
+        |_| false,
+    );
+}

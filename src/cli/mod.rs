@@ -3,6 +3,7 @@
 //! arguments into [`RawArgs`] without touching the disk, and [`RawArgs::resolve`]
 //! reads property files in JMeter's order of precedence into a [`Command`].
 
+pub mod migrate;
 pub mod properties;
 
 use std::collections::HashMap;
@@ -41,6 +42,8 @@ pub struct RawArgs {
     pub global: Vec<(String, String)>,
     /// `udp-sink` and its options, which are not JMeter's and are read apart.
     pub udp_sink: Option<Vec<String>>,
+    /// `migrate` and its arguments, read apart.
+    pub migrate: Option<Vec<String>>,
     /// `-g`: results files to build a dashboard from (repeat to merge several).
     pub report_from: Vec<PathBuf>,
     /// `-e`: build the dashboard at the end of the run.
@@ -60,6 +63,8 @@ pub enum Command {
     Check(CheckConfig),
     /// `jmxr udp-sink`: receive and count a UDP load.
     UdpSink(crate::udp_sink::SinkConfig),
+    /// `jmxr migrate plan.jmx [-o out.jmx]`: a copy of the plan with Rhai scripts.
+    Migrate(migrate::MigrateConfig),
     Report(ReportConfig),
     /// `jmxr mirror-server --port N [--host H]`
     MirrorServer {
@@ -148,6 +153,11 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<RawArgs, CliErro
     if args.peek().is_some_and(|first| first == "udp-sink") {
         raw.subcommand = args.next();
         raw.udp_sink = Some(args.collect());
+        return Ok(raw);
+    }
+    if args.peek().is_some_and(|first| first == "migrate") {
+        raw.subcommand = args.next();
+        raw.migrate = Some(args.collect());
         return Ok(raw);
     }
     if let Some(first) = args.peek() {
@@ -313,6 +323,9 @@ impl RawArgs {
         if self.version {
             return Ok(Command::Version);
         }
+        if let Some(args) = &self.migrate {
+            return migrate::parse_args(args).map(Command::Migrate);
+        }
         if let Some(args) = &self.udp_sink {
             return crate::udp_sink::parse_args(args)
                 .map(Command::UdpSink)
@@ -457,6 +470,7 @@ Usage:
   jmxr -n -t plan.jmx -l results.jtl -e -o report-folder [-f]
   jmxr -g results.jtl [-g more.jtl ...] -o report-folder [-f]
   jmxr check plan.jmx [more.jmx ...]
+  jmxr migrate plan.jmx [-o out.jmx]   copy the plan with its scripts translated to Rhai
   jmxr udp-sink --port N [--host 127.0.0.1] [--duration S] [--report FILE.csv] [--sequence] [--jtl sender.jtl]
   jmxr mirror-server [--port 8081] [--host 127.0.0.1]   echo HTTP requests as JMeter's mirror server
 

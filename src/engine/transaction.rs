@@ -44,6 +44,12 @@ impl VirtualUser {
             result.response_code.clear();
         }
         self.stamp(&mut result);
+        if aborted && parent_mode && self.transactions.last().is_some_and(|t| t.parent_mode) {
+            // JMeter ends such a nested transaction from `triggerEndOfLoop`, whose sample
+            // never gets the thread counts: they stay 0 inside the enclosing sample.
+            result.grp_threads = 0;
+            result.all_threads = 0;
+        }
         if parent_mode {
             let mut cx = self.user.eval("");
             for assertion in &c.scope.assertions {

@@ -212,6 +212,13 @@ impl VirtualUser {
         let action = result.action;
         self.set_last_ok(success);
         self.record(result, &scope.listeners).await;
+        if !scope.sample_listeners.is_empty() {
+            if let Some(recorded) = self.user.prev.clone() {
+                for listener in &scope.sample_listeners {
+                    listener.sample_occurred(&recorded, &mut self.user);
+                }
+            }
+        }
         self.after_failure_checks(success, action, scope)
     }
 
@@ -327,6 +334,11 @@ impl OpenTransaction {
     }
 
     fn add(&mut self, result: &Arc<SampleResult>) {
+        // A default-mode transaction ignores the samples of transactions nested in it, as
+        // JMeter's `TransactionController.sampleOccurred` skips transaction sample events.
+        if !self.parent_mode && result.is_transaction() {
+            return;
+        }
         if !result.success {
             self.failing += 1;
         }

@@ -13,6 +13,8 @@ use crate::results::SampleResult;
 #[derive(Debug, Clone, Default)]
 pub struct Variables {
     map: HashMap<String, String>,
+    /// Values that are not strings, stored by scripts (`vars.putObject`).
+    objects: HashMap<String, VariableObject>,
     /// State of per-thread function call sites (`__counter(TRUE)`), keyed by call-site id.
     pub(crate) call_site_counters: HashMap<usize, i64>,
 }
@@ -25,10 +27,26 @@ impl Variables {
         self.map.get(name).map(String::as_str)
     }
     pub fn put(&mut self, name: impl Into<String>, value: impl Into<String>) {
-        self.map.insert(name.into(), value.into());
+        let name = name.into();
+        if !self.objects.is_empty() {
+            self.objects.remove(&name);
+        }
+        self.map.insert(name, value.into());
     }
     pub fn remove(&mut self, name: &str) -> Option<String> {
+        self.objects.remove(name);
         self.map.remove(name)
+    }
+    /// A non-string value stored by a script (`vars.putObject`).
+    pub fn get_object(&self, name: &str) -> Option<&VariableObject> {
+        self.objects.get(name)
+    }
+    /// Stores a non-string value; a string of the same name is dropped, as one name
+    /// holds one value in JMeter.
+    pub fn put_object(&mut self, name: impl Into<String>, value: VariableObject) {
+        let name = name.into();
+        self.map.remove(&name);
+        self.objects.insert(name, value);
     }
     pub fn contains(&self, name: &str) -> bool {
         self.map.contains_key(name)
@@ -44,10 +62,21 @@ impl Variables {
     }
 }
 
-/// JMeter properties: global to the run, shared by every virtual user.
-#[derive(Debug, Default)]
+/// A script value kept in a variable: opaque to everything but the script runtime.
+#[derive(Clone)]
+pub struct VariableObject(pub Arc<dyn std::any::Any + Send + Sync>);
+
+impl std::fmt::Debug for VariableObject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("VariableObject")
+    }
+}
+
+/// JMeter properties: global to the run, shared by every virtual user. A clone is
+/// another handle on the same table (scripts hold one for the length of a call).
+#[derive(Debug, Default, Clone)]
 pub struct Properties {
-    map: RwLock<HashMap<String, String>>,
+    map: Arc<RwLock<HashMap<String, String>>>,
 }
 
 impl Properties {
@@ -56,7 +85,7 @@ impl Properties {
     }
     pub fn from_map(map: HashMap<String, String>) -> Properties {
         Properties {
-            map: RwLock::new(map),
+            map: Arc::new(RwLock::new(map)),
         }
     }
     pub fn get(&self, name: &str) -> Option<String> {

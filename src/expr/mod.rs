@@ -8,10 +8,10 @@
 //! nested `${}`); the function library lives in `functions/`, one file per group.
 
 mod context;
-mod functions;
+pub(crate) mod functions;
 mod parse;
 
-pub use context::{EvalContext, Properties, TestInfo, ThreadInfo, Variables};
+pub use context::{EvalContext, Properties, TestInfo, ThreadInfo, VariableObject, Variables};
 pub(crate) use functions::{hashes, regex as regex_template, unescape_html4};
 pub use functions::{set_log_hook, Constructor, Function, FunctionRegistry, LogHook};
 pub use parse::ExprError;

@@ -17,11 +17,12 @@ use super::registry::{self, Family, Status};
 use super::tree::*;
 use super::{
     assertions, config, timers, Assertion, BuildContext, Diagnostic, IterationListener,
-    PostProcessor, PreProcessor, Severity, Timer,
+    PostProcessor, PreProcessor, SampleListener, Severity, Timer,
 };
 use crate::expr::{FunctionRegistry, Template};
 use crate::jmx::{Element, TestTree};
 use crate::results::SampleAction;
+use crate::script::elements::{self as script_elements, ScriptElement};
 
 /// One element as `jmxr check` reports it.
 #[derive(Debug, Clone)]
@@ -105,6 +106,7 @@ struct Level<'t> {
     post: Vec<Arc<dyn PostProcessor>>,
     assertions: Vec<Arc<dyn Assertion>>,
     listeners: Vec<usize>,
+    sample_listeners: Vec<Arc<dyn SampleListener>>,
     result_actions: Vec<SampleAction>,
     iteration: Vec<Arc<dyn IterationListener>>,
 }
@@ -117,6 +119,8 @@ impl<'t> Level<'t> {
         self.post.extend(other.post.iter().cloned());
         self.assertions.extend(other.assertions.iter().cloned());
         self.listeners.extend(other.listeners.iter().copied());
+        self.sample_listeners
+            .extend(other.sample_listeners.iter().cloned());
         self.result_actions
             .extend(other.result_actions.iter().copied());
         self.iteration.extend(other.iteration.iter().cloned());
@@ -132,6 +136,8 @@ fn package(levels: &[Level<'_>]) -> ScopePackage {
         out.pre.extend(level.pre.iter().cloned());
         out.post.extend(level.post.iter().cloned());
         out.assertions.extend(level.assertions.iter().cloned());
+        out.sample_listeners
+            .extend(level.sample_listeners.iter().cloned());
     }
     for level in levels.iter().rev() {
         out.timers.extend(level.timers.iter().cloned());
@@ -476,6 +482,12 @@ impl<'f> Builder<'f> {
         let name = cx.compile(&el.name);
         let sampler = if el.class == "TestAction" {
             Some(crate::samplers::flow_control::build(&mut cx))
+        } else if script_elements::is_script_class(&el.class) {
+            // A script that cannot run has been reported by the script builder.
+            match script_elements::build(&el.class, &mut cx) {
+                Some(ScriptElement::Sampler(sampler)) => Some(sampler),
+                _ => return None,
+            }
         } else {
             crate::samplers::build(&el.class, &mut cx, &configs)
         };
@@ -506,7 +518,22 @@ impl<'f> Builder<'f> {
         }
         let class = el.class.as_str();
         let mut cx = self.context(el, path.clone());
+        if script_elements::is_script_class(class) {
+            match script_elements::build(class, &mut cx) {
+                Some(ScriptElement::Pre(pre)) => level.pre.push(pre),
+                Some(ScriptElement::Post(post)) => level.post.push(post),
+                Some(ScriptElement::Assertion(assertion)) => level.assertions.push(assertion),
+                Some(ScriptElement::Timer(timer)) => level.timers.push(timer),
+                Some(ScriptElement::Listener(listener)) => level.sample_listeners.push(listener),
+                Some(ScriptElement::Sampler(_)) | None => {}
+            }
+            return;
+        }
         match family {
+            Some(Family::Config) if el.gui.ends_with("SimpleConfigGui") && !el.props.is_empty() => {
+                cx.warn("the properties of a Simple Config Element are not merged into samplers");
+            }
+            Some(Family::Config) if el.gui.ends_with("SimpleConfigGui") => {}
             Some(Family::Config) if class == "Arguments" => {
                 let rows = cx.arguments("Arguments.arguments");
                 self.variables.push(rows);

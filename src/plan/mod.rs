@@ -8,7 +8,7 @@
 //! thrown one at a time, so `jmxr check` and a refused run list them all.
 //!
 //! Element behaviour is behind small traits ([`Sampler`], [`Timer`], [`Assertion`],
-//! [`PreProcessor`], [`PostProcessor`], [`IterationListener`]); the engine only calls
+//! [`PreProcessor`], [`PostProcessor`], [`IterationListener`], [`SampleListener`]); the engine only calls
 //! these, and protocol samplers live in `samplers/`.
 
 pub mod assertions;
@@ -70,6 +70,12 @@ pub trait PreProcessor: Send + Sync {
 /// Runs after the sampler, before assertions.
 pub trait PostProcessor: Send + Sync {
     fn process(&self, result: &mut SampleResult, user: &mut UserState);
+}
+
+/// Listeners that run scripts (JSR223, BeanShell, BSF Listener): told of every sample
+/// in their scope, on the virtual user that made it, after the sample is recorded.
+pub trait SampleListener: Send + Sync {
+    fn sample_occurred(&self, result: &Arc<SampleResult>, user: &mut UserState);
 }
 
 /// Elements that act when the nearest enclosing controller starts an iteration

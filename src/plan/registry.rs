@@ -143,7 +143,9 @@ gzip/deflate/brotli, multipart, file: URLs, Use MD5, embedded resources (HTML an
 nested frames, URL filters; fetched one after another even when parallel downloads are \
 set); HTTP/2 is not implemented yet (issue 3)";
 const DATA: &str = "planned with test data, extractors and assertions (issue 4)";
-const SCRIPT: &str = "scripting is planned on Rhai (issue 7)";
+const SCRIPT: &str = "runs on Rhai, compiled once: `scriptLanguage` rhai as is; groovy, java, \
+beanshell, javascript and jexl translated to Rhai at plan time (what does not translate is \
+reported by `check`); see docs/scripting.md";
 const WEBSOCKET: &str = "WebSocket is not implemented yet (no issue yet)";
 const PROTO: &str = "this protocol is not planned yet";
 const NO_PLUGIN: &str = "not implemented yet (no issue yet)";
@@ -203,9 +205,9 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "com.atlantbh.jmeter.plugins.rest.RestSampler" => Sampler Unsupported "jp@gc - RESTful Sampler" HTTP;
     "com.atlantbh.jmeter.plugins.oauth.OAuthSampler" => Sampler Unsupported "jp@gc - OAuth Sampler" HTTP;
     "SoapSampler" => Sampler Unsupported "SOAP/XML-RPC Request" HTTP;
-    "JSR223Sampler" => Sampler Unsupported "JSR223 Sampler" SCRIPT;
-    "BeanShellSampler" => Sampler Unsupported "BeanShell Sampler" SCRIPT;
-    "BSFSampler" => Sampler Unsupported "BSF Sampler" SCRIPT;
+    "JSR223Sampler" => Sampler Supported "JSR223 Sampler" SCRIPT;
+    "BeanShellSampler" => Sampler Supported "BeanShell Sampler" SCRIPT;
+    "BSFSampler" => Sampler Supported "BSF Sampler" SCRIPT;
     "TCPSampler" => Sampler Supported "TCP Sampler" "TCPClientImpl, BinaryTCPClientImpl, LengthPrefixedBinaryTCPClientImpl; per-user connections; `tcp.status.prefix` response scanning is not implemented";
     "kg.apc.jmeter.samplers.UDPSampler" => Sampler Supported "jp@gc - UDP Request" "raw (Windows-1252) and HexStringUDPDecoder encoders; other decoder classes (DNSJavaDecoder) are Java code and a plan error";
     "kg.apc.jmeter.samplers.DummySampler" => Sampler Unsupported "jp@gc - Dummy Sampler" NO_PLUGIN;
@@ -258,7 +260,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "ConfigTestElement" gui "TCPConfigGui" => Config Supported "TCP Sampler Config" "defaults merged into TCP Samplers in scope at plan time";
     "ConfigTestElement" gui "FtpConfigGui" => Config Unsupported "FTP Request Defaults" PROTO;
     "ConfigTestElement" gui "LdapConfigGui" => Config Unsupported "LDAP Request Defaults" PROTO;
-    "ConfigTestElement" gui "SimpleConfigGui" => Config Unsupported "Simple Config Element" NO_PLUGIN;
+    "ConfigTestElement" gui "SimpleConfigGui" => Config Supported "Simple Config Element" "an empty one, as JMeter's GUI creates it, changes nothing; properties added to it by hand are not merged into samplers (warning)";
     "HeaderManager" => Config Supported "HTTP Header Manager" "managers in scope merge: the innermost wins per header name";
     "CookieManager" => Config Supported "HTTP Cookie Manager" "per-user jar, standard policy (and ignoreCookies), clearEachIteration or controlledByThreadGroup, user-defined cookies; other policies behave as standard";
     "CacheManager" => Config Supported "HTTP Cache Manager" "per user: validators (If-Modified-Since, If-None-Match), Cache-Control/Expires freshness, Vary, max size, clear each iteration; a fresh GET makes no sample unless cache_manager.cached_resource_mode says otherwise. Clearing each iteration clears that user's cache only (JMeter clears every thread's)";
@@ -280,9 +282,9 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "com.github.johrstrom.config.PrometheusMetricsConfig" => Config Unsupported "Prometheus Metrics" "defines metrics for the Prometheus Listener only; Prometheus export is not implemented yet", affects_run: false;
 
     "UserParameters" => PreProcessor Supported "User Parameters" "";
-    "JSR223PreProcessor" => PreProcessor Unsupported "JSR223 PreProcessor" SCRIPT;
-    "BeanShellPreProcessor" => PreProcessor Unsupported "BeanShell PreProcessor" SCRIPT;
-    "BSFPreProcessor" => PreProcessor Unsupported "BSF PreProcessor" SCRIPT;
+    "JSR223PreProcessor" => PreProcessor Supported "JSR223 PreProcessor" SCRIPT;
+    "BeanShellPreProcessor" => PreProcessor Supported "BeanShell PreProcessor" SCRIPT;
+    "BSFPreProcessor" => PreProcessor Supported "BSF PreProcessor" SCRIPT;
     "AnchorModifier" => PreProcessor Unsupported "HTML Link Parser" HTTP;
     "RegExUserParameters" => PreProcessor Unsupported "RegEx User Parameters" HTTP;
     "JDBCPreProcessor" => PreProcessor Unsupported "JDBC PreProcessor" PROTO;
@@ -303,9 +305,9 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "com.atlantbh.jmeter.plugins.jsonutils.jsonformatter.JSONFormatter" => PostProcessor Unsupported "jp@gc - JSON Format Post Processor" DATA;
     "com.atlantbh.jmeter.plugins.xmlformatter.XMLFormatPostProcessor" => PostProcessor Unsupported "jp@gc - XML Format Post Processor" DATA;
     "ResultAction" => PostProcessor Supported "Result Status Action Handler" "";
-    "JSR223PostProcessor" => PostProcessor Unsupported "JSR223 PostProcessor" SCRIPT;
-    "BeanShellPostProcessor" => PostProcessor Unsupported "BeanShell PostProcessor" SCRIPT;
-    "BSFPostProcessor" => PostProcessor Unsupported "BSF PostProcessor" SCRIPT;
+    "JSR223PostProcessor" => PostProcessor Supported "JSR223 PostProcessor" SCRIPT;
+    "BeanShellPostProcessor" => PostProcessor Supported "BeanShell PostProcessor" SCRIPT;
+    "BSFPostProcessor" => PostProcessor Supported "BSF PostProcessor" SCRIPT;
     "JDBCPostProcessor" => PostProcessor Unsupported "JDBC PostProcessor" PROTO;
     "kg.apc.jmeter.modifiers.FifoPutPostProcessor" => PostProcessor Unsupported "jp@gc - Inter-Thread Communication PostProcessor" NO_PLUGIN;
 
@@ -322,8 +324,9 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "com.atlantbh.jmeter.plugins.jsonutils.jsonpathassertion.JSONPathAssertion" => Assertion Unsupported "jp@gc - JSON Path Assertion" DATA;
     "org.apache.jmeter.assertions.JSONSchemaAssertion" => Assertion Unsupported "JSON Schema Assertion (plugin)" DATA;
     "eu.luminis.jmeter.assertions.BinaryContentAssertion" => Assertion Unsupported "Binary Response Assertion (WebSocket samplers)" DATA;
-    "JSR223Assertion" => Assertion Unsupported "JSR223 Assertion" SCRIPT;
-    "BeanShellAssertion" => Assertion Unsupported "BeanShell Assertion" SCRIPT;
+    "JSR223Assertion" => Assertion Supported "JSR223 Assertion" SCRIPT;
+    "BeanShellAssertion" => Assertion Supported "BeanShell Assertion" SCRIPT;
+    "BSFAssertion" => Assertion Supported "BSF Assertion" SCRIPT;
 
     "ConstantTimer" => Timer Supported "Constant Timer" "";
     "UniformRandomTimer" => Timer Supported "Uniform Random Timer" "";
@@ -333,8 +336,9 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "PreciseThroughputTimer" => Timer Unsupported "Precise Throughput Timer" "throughput timers are not implemented yet (no issue yet)";
     "kg.apc.jmeter.timers.VariableThroughputTimer" => Timer Unsupported "jp@gc - Throughput Shaping Timer" "throughput timers are not implemented yet (no issue yet)";
     "SyncTimer" => Timer Unsupported "Synchronizing Timer" NO_PLUGIN;
-    "JSR223Timer" => Timer Unsupported "JSR223 Timer" SCRIPT;
-    "BeanShellTimer" => Timer Unsupported "BeanShell Timer" SCRIPT;
+    "JSR223Timer" => Timer Supported "JSR223 Timer" SCRIPT;
+    "BeanShellTimer" => Timer Supported "BeanShell Timer" SCRIPT;
+    "BSFTimer" => Timer Supported "BSF Timer" SCRIPT;
 
     "ResultCollector" => Listener Supported "Result Collector (View Results Tree, Summary Report, Simple Data Writer, ...)" WRITES_FILE;
     "kg.apc.jmeter.vizualizers.CorrectedResultCollector" => Listener Supported "jp@gc graph listener (Transactions per Second, ...)" WRITES_FILE;
@@ -351,9 +355,9 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "kg.apc.jmeter.reporters.FlexibleFileWriter" => Listener Unsupported "jp@gc - Flexible File Writer" "its own file format is not written yet (no issue yet)";
     "ResultSaver" => Listener Unsupported "Save Responses to a file" NO_PLUGIN;
     "MailerResultCollector" => Listener Unsupported "Mailer Visualizer" "sending mail is not planned";
-    "JSR223Listener" => Listener Unsupported "JSR223 Listener" SCRIPT;
-    "BeanShellListener" => Listener Unsupported "BeanShell Listener" SCRIPT;
-    "BSFListener" => Listener Unsupported "BSF Listener" SCRIPT;
+    "JSR223Listener" => Listener Supported "JSR223 Listener" SCRIPT;
+    "BeanShellListener" => Listener Supported "BeanShell Listener" SCRIPT;
+    "BSFListener" => Listener Supported "BSF Listener" SCRIPT;
     "kg.apc.jmeter.reporters.AutoStop" => Listener Unsupported "jp@gc - AutoStop Listener" "stops the test on response-time or error conditions; not implemented yet (no issue yet)", affects_run: true;
 
     "WorkBench" => NonTest Ignored "WorkBench" "removed before the run, as JMeter does";

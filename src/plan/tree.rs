@@ -3,7 +3,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::{Assertion, IterationListener, PostProcessor, PreProcessor, Sampler, Setting, Timer};
+use super::{
+    Assertion, IterationListener, PostProcessor, PreProcessor, SampleListener, Sampler, Setting,
+    Timer,
+};
 use crate::expr::Template;
 use crate::results::SampleAction;
 
@@ -105,6 +108,8 @@ pub struct ScopePackage {
     pub assertions: Vec<Arc<dyn Assertion>>,
     /// Ids of the Result Collectors in scope.
     pub listeners: Arc<[usize]>,
+    /// Script listeners in scope, outermost first.
+    pub sample_listeners: Vec<Arc<dyn SampleListener>>,
     /// Result Status Action Handlers in scope: what to do when the sample failed.
     pub result_actions: Vec<SampleAction>,
 }

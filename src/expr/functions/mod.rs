@@ -10,7 +10,7 @@
 
 mod csv_read;
 mod dates;
-mod encoding;
+pub(crate) mod encoding;
 mod files;
 pub(crate) mod hashes;
 mod html_entities;
@@ -22,7 +22,7 @@ pub(crate) mod regex;
 mod strings;
 mod threads;
 mod time;
-mod time_format;
+pub(crate) mod time_format;
 mod variables;
 mod xpath;
 

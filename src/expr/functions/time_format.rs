@@ -9,7 +9,7 @@ use chrono::{DateTime, Datelike, FixedOffset, Timelike};
 
 /// A compiled pattern.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct JavaDateFormat {
+pub(crate) struct JavaDateFormat {
     tokens: Vec<Token>,
 }
 
@@ -47,7 +47,7 @@ const DAYS: [&str; 7] = [
 impl JavaDateFormat {
     /// Compiles a pattern, rejecting what Java rejects (unknown letters, too many letters,
     /// reserved characters, an unterminated quote).
-    pub(super) fn parse(pattern: &str) -> Result<JavaDateFormat, String> {
+    pub(crate) fn parse(pattern: &str) -> Result<JavaDateFormat, String> {
         let chars: Vec<char> = pattern.chars().collect();
         let mut tokens = Vec::new();
         let mut i = 0;
@@ -75,7 +75,7 @@ impl JavaDateFormat {
         Ok(JavaDateFormat { tokens })
     }
 
-    pub(super) fn format(&self, time: &DateTime<FixedOffset>) -> String {
+    pub(crate) fn format(&self, time: &DateTime<FixedOffset>) -> String {
         let mut out = String::new();
         for token in &self.tokens {
             match token {
@@ -91,7 +91,7 @@ impl JavaDateFormat {
     /// Reads a date (and time) written with this pattern: numeric fields, month and
     /// weekday names, `a`, literals. Year, month and day are needed; the time defaults to
     /// midnight. `None` when the text does not fit.
-    pub(super) fn parse_local(&self, text: &str) -> Option<chrono::NaiveDateTime> {
+    pub(crate) fn parse_local(&self, text: &str) -> Option<chrono::NaiveDateTime> {
         let mut rest = text;
         let (mut year, mut month, mut day) = (None, None, None);
         let (mut hour, mut minute, mut second, mut nanos, mut pm) = (0, 0, 0, 0, None);

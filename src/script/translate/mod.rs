@@ -8,6 +8,20 @@
 //! calls of the shim modules that [`super::shims`] registers (`Integer.parseInt(x)` →
 //! `Integer::parseInt(x)`). What it cannot translate is reported with its line, never
 //! dropped.
+//!
+//! The pipeline is [`lexer`] (tokens of the union of the four languages) → [`parser`]
+//! and [`parse_expr`] (one syntax tree, [`ast`]) → [`emit`] and [`emit_expr`] (Rhai
+//! text), with [`walk`] answering the emitter's questions about a body and [`names`]
+//! holding the bindings, shimmed classes and reserved words.
+
+mod ast;
+mod emit;
+mod emit_expr;
+mod lexer;
+mod names;
+mod parse_expr;
+mod parser;
+mod walk;
 
 /// The language a script element declares (`scriptLanguage`, or the element kind for
 /// BeanShell and BSF elements).
@@ -58,17 +72,36 @@ pub struct Translation {
 
 /// Translates `source` written in `language` into Rhai.
 pub fn translate(language: SourceLanguage, source: &str) -> Translation {
-    match language {
-        SourceLanguage::Rhai => Translation {
+    if language == SourceLanguage::Rhai {
+        return Translation {
             rhai: source.to_string(),
             problems: Vec::new(),
-        },
-        _ => Translation {
-            rhai: source.to_string(),
-            problems: vec![Untranslatable {
-                line: 1,
-                construct: format!("{language:?} translation"),
-            }],
-        },
+        };
+    }
+    let tokens = match lexer::tokenize(language, source) {
+        Ok(tokens) => tokens,
+        Err((line, message)) => {
+            return Translation {
+                rhai: String::new(),
+                problems: vec![Untranslatable {
+                    line,
+                    construct: message,
+                }],
+            }
+        }
+    };
+    let mut parser = parser::Parser::new(language, tokens);
+    let statements = parser.script();
+    let mut emitter = emit::Emitter::new(language);
+    emitter.script(&statements);
+    let mut problems = parser.problems;
+    problems.extend(emitter.problems);
+    problems.sort_by_key(|p| p.line);
+    Translation {
+        rhai: emitter.out,
+        problems,
     }
 }
+
+#[cfg(test)]
+mod tests;
