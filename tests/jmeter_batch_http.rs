@@ -155,15 +155,11 @@ fn test_http(implementation: &str) {
 }
 
 #[test]
-#[ignore = "the CSV matches; the XML also records the plan's JSR223 assertions, which \
-            wait for scripting (issue 7)"]
 fn test_http_httpclient4_against_the_built_in_mirror() {
     test_http("HttpClient4");
 }
 
 #[test]
-#[ignore = "the CSV matches; the XML also records the plan's JSR223 assertions, which \
-            wait for scripting (issue 7)"]
 fn test_http_java_implementation_against_the_built_in_mirror() {
     test_http("Java");
 }

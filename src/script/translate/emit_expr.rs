@@ -449,6 +449,14 @@ impl Emitter {
             "boolean" | "Boolean" => "truthy",
             "List" | "ArrayList" | "Set" | "HashSet" | "Collection" => "as_list",
             _ if class.ends_with("[]") => "as_list",
+            // Casts that only restate what a value already is.
+            "Object" | "Map" | "HashMap" | "LinkedHashMap" | "TreeMap" | "Iterable"
+            | "Iterator" | "Closure" | "def" | "var" | "Comparable" => return value,
+            // A cast to a class with no shim: its methods would fail at run time.
+            _ if !shims::is_static_class(class) => {
+                self.problem(format!("class `{class}`"));
+                return value;
+            }
             _ => return value,
         };
         format!("{shim}({value})")
