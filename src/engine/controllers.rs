@@ -62,6 +62,20 @@ impl VirtualUser {
 
     /// One pass over a controller's children, iteration listeners first.
     pub(super) async fn run_pass(&mut self, controller: &Controller) -> Flow {
+        self.run_pass_of(controller, false).await
+    }
+
+    /// One pass over the children. `transaction_count` is set for a Transaction
+    /// Controller in its default (non-parent) mode: when one of its child controllers
+    /// finishes, JMeter's `GenericController` asks the transaction for its next sampler
+    /// through a nested `next()` call, and both calls count that sampler — so the
+    /// sampler after a child controller counts twice in "Number of samples in
+    /// transaction".
+    pub(super) async fn run_pass_of(
+        &mut self,
+        controller: &Controller,
+        transaction_count: bool,
+    ) -> Flow {
         for listener in &controller.iteration_listeners {
             listener.iteration_start(&mut self.user);
         }
@@ -69,7 +83,15 @@ impl VirtualUser {
             // A sampler runs without the boxed future `run_node` needs for recursion.
             let flow = match child {
                 Node::Sampler(sampler) => self.run_sampler(sampler).await,
-                Node::Controller(_) => self.run_node(child).await,
+                Node::Controller(_) => {
+                    let flow = self.run_node(child).await;
+                    if transaction_count && flow == Flow::Normal {
+                        if let Some(open) = self.transactions.last_mut() {
+                            open.count_next_twice = true;
+                        }
+                    }
+                    flow
+                }
             };
             if flow != Flow::Normal {
                 return flow;
@@ -194,6 +216,10 @@ impl VirtualUser {
         let idx = Self::idx_var(c);
         let mut pass: i64 = 0;
         let mut result = Flow::Normal;
+        // JMeter resets the index when the loop runs out by itself; when the last pass
+        // was cut short by "start next iteration of current loop", the loop ends from
+        // `next()` without that reset and the index keeps the loop count.
+        let mut keep_count = false;
         loop {
             let count = self.eval_setting_i64(loops);
             if count >= 0 && pass >= count {
@@ -208,6 +234,7 @@ impl VirtualUser {
             let flow = self.run_pass(c).await;
             self.passes.pop();
             pass += 1;
+            keep_count = flow == Flow::ContinueLoop;
             match loop_step(flow) {
                 LoopStep::Next => tokio::task::yield_now().await,
                 LoopStep::Exit => break,
@@ -217,7 +244,11 @@ impl VirtualUser {
                 }
             }
         }
-        self.user.vars.put(idx, "0");
+        if keep_count && result == Flow::Normal {
+            self.user.vars.put(idx, pass.to_string());
+        } else {
+            self.user.vars.put(idx, "0");
+        }
         if !continue_forever {
             self.memory.insert(c.id, 1);
         }

@@ -26,7 +26,7 @@ impl VirtualUser {
         let start = now_ms();
         let clock = Instant::now();
         self.transactions.push(OpenTransaction::new(parent_mode));
-        let flow = self.run_pass(c).await;
+        let flow = self.run_pass_of(c, !parent_mode).await;
         let Some(open) = self.transactions.pop() else {
             return flow;
         };

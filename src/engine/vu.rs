@@ -29,6 +29,9 @@ pub(super) struct OpenTransaction {
     /// Parent mode: the response code rule (latest child's code until a child fails).
     pub code: String,
     pub code_frozen: bool,
+    /// Non-parent mode: the next sampler counts twice in `calls` (see
+    /// `run_pass_of`).
+    pub count_next_twice: bool,
 }
 
 pub struct VirtualUser {
@@ -119,6 +122,9 @@ impl VirtualUser {
         }
         for open in self.transactions.iter_mut().rev() {
             open.calls += 1;
+            if std::mem::take(&mut open.count_next_twice) {
+                open.calls += 1;
+            }
             if open.parent_mode {
                 break;
             }
@@ -325,6 +331,7 @@ impl OpenTransaction {
         OpenTransaction {
             parent_mode,
             calls: 0,
+            count_next_twice: false,
             samples: Vec::new(),
             failing: 0,
             child_elapsed: 0,
