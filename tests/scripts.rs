@@ -97,6 +97,18 @@ fn groovy_idioms_run_translated() {
     assert_eq!(jtl.get(not_found, "failureMessage"), "code was 404");
 }
 
+/// The library idioms of the corpus scripts, translated from Groovy: a file written and
+/// read back (in the working folder), `new Random()`, JsonSlurper/JsonOutput, `find` and
+/// an `each` closure that updates an outer variable, `sampler.getName()`.
+#[test]
+fn groovy_library_idioms_run_translated() {
+    let jtl = run_fixture("scripts/groovy_library.jmx", &[]);
+    assert_eq!(
+        jtl.labels_of("Library 1-1"),
+        ["lib 2|rand-ok|Ann|2|{\"id\":7}|zzz|6|library"]
+    );
+}
+
 #[test]
 fn beanshell_elements_and_functions_as_jmeter_2_13_runs_them() {
     let jtl = run_fixture("scripts/beanshell.jmx", &[]);
