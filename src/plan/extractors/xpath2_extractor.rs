@@ -16,10 +16,10 @@ use rand::Rng;
 use super::xml_dom::{parse_xml, Dom};
 use super::xml_load::parse_namespace_lines;
 use super::xpath::{format_number, node_string, NodeRef, Value, XPath};
-use super::xpath_extractor::{add_failure, match_number, store_matches};
+use super::xpath_extractor::{add_failure, match_number, start_extraction, store_matches};
 use super::xpath_parse::Version;
 use super::xpath_query::Query;
-use super::{take_match_count, Field, Scope};
+use super::{Field, Scope};
 use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::assertions::saxon_parse_message;
@@ -118,14 +118,7 @@ impl Item {
 
 impl PostProcessor for XPath2Extractor {
     fn process(&self, result: &mut SampleResult, user: &mut UserState) {
-        let (refname, default) = {
-            let mut cx = user.eval("");
-            (self.refname.eval(&mut cx), self.default.eval(&mut cx))
-        };
-        user.vars.put(refname.clone(), default);
-        let previous = take_match_count(user, &refname);
-        user.vars.put(format!("{refname}_matchNr"), "0");
-        user.vars.remove(&format!("{refname}_1"));
+        let (refname, previous) = start_extraction(user, &self.refname, &self.default);
         let number = match_number(&self.match_number, 0, user);
         let Some(query) = &self.query else {
             return store_matches(user, &refname, &[], previous);

@@ -184,6 +184,25 @@ pub fn scoped_inputs(scope: &Scope, result: &SampleResult, user: &mut UserState)
 }
 
 /// JMeter's `getPropertyAsInt(name, default)`: an empty value is the default.
+/// What both XPath extractors do before matching: the default value goes in, the last
+/// sample's `_matchNr` and `_1` are cleared. Returns the variable name and how many
+/// numbered matches the last sample left (for `store_matches` to remove).
+pub fn start_extraction(
+    user: &mut UserState,
+    refname: &Template,
+    default: &Template,
+) -> (String, usize) {
+    let (refname, default) = {
+        let mut cx = user.eval("");
+        (refname.eval(&mut cx), default.eval(&mut cx))
+    };
+    user.vars.put(refname.clone(), default);
+    let previous = take_match_count(user, &refname);
+    user.vars.put(format!("{refname}_matchNr"), "0");
+    user.vars.remove(&format!("{refname}_1"));
+    (refname, previous)
+}
+
 pub fn match_number(setting: &Setting, absent: i64, user: &mut UserState) -> i64 {
     let text = setting.text(&mut user.eval(""));
     if text.is_empty() {
@@ -195,14 +214,7 @@ pub fn match_number(setting: &Setting, absent: i64, user: &mut UserState) -> i64
 
 impl PostProcessor for XPathExtractor {
     fn process(&self, result: &mut SampleResult, user: &mut UserState) {
-        let (refname, default) = {
-            let mut cx = user.eval("");
-            (self.refname.eval(&mut cx), self.default.eval(&mut cx))
-        };
-        user.vars.put(refname.clone(), default);
-        let previous = take_match_count(user, &refname);
-        user.vars.put(format!("{refname}_matchNr"), "0");
-        user.vars.remove(&format!("{refname}_1"));
+        let (refname, previous) = start_extraction(user, &self.refname, &self.default);
         let number = match_number(&self.match_number, -1, user);
         let mut slot = None;
         let xpath = match self.query.get(&mut user.eval(""), &mut slot) {
