@@ -64,6 +64,15 @@ struct UserHttp {
     caches: HashMap<String, cache::Cache>,
 }
 
+/// The user's state for one manager (cookie jar, cache), made on first use; looked up
+/// without copying the key, since this runs for every request.
+fn per_manager<'m, V: Default>(map: &'m mut HashMap<String, V>, key: &str) -> &'m mut V {
+    if !map.contains_key(key) {
+        map.insert(key.to_string(), V::default());
+    }
+    map.get_mut(key).expect("inserted above")
+}
+
 /// What jmxr sends as `User-Agent` unless the plan sets one.
 const USER_AGENT: &str = concat!("jmxr/", env!("CARGO_PKG_VERSION"));
 
@@ -447,7 +456,7 @@ impl HttpSampler {
         };
         let fresh = {
             let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
-            let jar = state.jars.entry(manager.key.clone()).or_default();
+            let jar = per_manager(&mut state.jars, &manager.key);
             if jar.iteration != Some(iteration) && clears {
                 jar.clear();
             }
@@ -472,7 +481,7 @@ impl HttpSampler {
                     .collect()
             };
             let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
-            let jar = state.jars.entry(manager.key.clone()).or_default();
+            let jar = per_manager(&mut state.jars, &manager.key);
             for (name, value, domain, path, secure) in seeded {
                 jar.add_static(&name, &value, &domain, &path, secure);
             }
@@ -492,7 +501,7 @@ impl HttpSampler {
             manager.clear_each_iteration
         };
         let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
-        let cache = state.caches.entry(manager.key.clone()).or_default();
+        let cache = per_manager(&mut state.caches, &manager.key);
         if cache.iteration != Some(iteration) && clears {
             cache.clear();
         }
