@@ -110,6 +110,11 @@ impl Cache {
         }
     }
 
+    /// Whether there is an entry for `url` (fresh or not).
+    pub fn holds(&self, url: &str) -> bool {
+        self.entries.contains_key(url)
+    }
+
     /// Whether a GET of `url` can be answered from the cache without a request.
     pub fn is_fresh(&self, url: &str, request_headers: &[(String, String)], now_ms: i64) -> bool {
         self.entry(url, request_headers)

@@ -371,7 +371,10 @@ impl HttpSampler {
             }
         }
         // The Cache Manager's validators follow the Header Manager's headers.
-        if self.spec.cache_manager.is_some() {
+        if self
+            .cache(cx)
+            .is_some_and(|cache| cache.holds(hop.url_text))
+        {
             let sent: Vec<(String, String)> = headers
                 .iter()
                 .map(|(n, v)| (n.to_string(), v.to_string()))
@@ -530,6 +533,10 @@ impl HttpSampler {
         method: &str,
     ) -> Option<Option<SampleResult>> {
         if self.spec.cache_manager.is_none() || !method.eq_ignore_ascii_case("GET") {
+            return None;
+        }
+        // Most requests have no entry: the headers are evaluated only for those that do.
+        if !self.cache(cx)?.holds(url_text) {
             return None;
         }
         let sent = self.manager_headers(cx);
