@@ -73,10 +73,18 @@ fn main() -> ExitCode {
             }
         },
         Command::Run(config) => {
-            let runtime = match tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-            {
+            let workers = match worker_threads(&config.properties) {
+                Ok(workers) => workers,
+                Err(message) => {
+                    eprintln!("An error occurred: {message}");
+                    return ExitCode::from(Outcome::BadInput.exit_code());
+                }
+            };
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            if let Some(workers) = workers {
+                builder.worker_threads(workers);
+            }
+            let runtime = match builder.enable_all().build() {
                 Ok(runtime) => runtime,
                 Err(err) => {
                     eprintln!("An error occurred: cannot start the runtime: {err}");
@@ -87,6 +95,25 @@ fn main() -> ExitCode {
         }
     };
     ExitCode::from(outcome.exit_code())
+}
+
+/// The property that sets how many threads run the virtual users (default: one per core).
+const WORKER_THREADS: &str = "jmxr.worker_threads";
+
+/// Threads for the users' runtime, when the run's properties choose them. Fewer threads
+/// than cores pay off when the target runs on the same machine and needs the rest.
+fn worker_threads(
+    properties: &std::collections::HashMap<String, String>,
+) -> Result<Option<usize>, String> {
+    match properties.get(WORKER_THREADS) {
+        None => Ok(None),
+        Some(value) => match value.trim().parse::<usize>() {
+            Ok(n) if n > 0 => Ok(Some(n)),
+            _ => Err(format!(
+                "property {WORKER_THREADS} must be a whole number above 0, not \"{value}\""
+            )),
+        },
+    }
 }
 
 fn build_runtime() -> std::io::Result<tokio::runtime::Runtime> {

@@ -179,6 +179,32 @@ fn a_new_user_each_iteration_starts_without_connections_or_cookies() {
     assert_eq!(sets[0].connection, checks[0].connection);
 }
 
+/// A URL made of properties alone is kept between samples; a property set during the
+/// run must still change the next request.
+#[test]
+fn a_url_of_properties_follows_a_property_set_during_the_run() {
+    let server = serve(handler);
+    let port = format!("-Jport={}", server.port);
+    let jtl = run_fixture("http/property_url.jmx", &[&port]);
+    let targets: Vec<String> = server
+        .requests_to("/")
+        .iter()
+        .map(|r| r.target.clone())
+        .collect();
+    assert_eq!(targets, ["/first", "/set", "/second", "/set"]);
+    let urls = jtl.values("URL");
+    let base = format!("http://127.0.0.1:{}", server.port);
+    assert_eq!(
+        urls,
+        [
+            format!("{base}/first"),
+            format!("{base}/set"),
+            format!("{base}/second"),
+            format!("{base}/set")
+        ]
+    );
+}
+
 /// HTTPS against a self-signed certificate: trusted by default as in JMeter, refused
 /// when the run asks for certificate checking.
 #[test]

@@ -2,7 +2,7 @@
 //! identity, previous sample, and per-element slots for elements with per-user state.
 
 use std::any::Any;
-use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use rand::rngs::SmallRng;
@@ -16,7 +16,7 @@ const MAX_CARRIED_LATENESS: Duration = Duration::from_millis(1);
 
 use super::RunShared;
 use crate::expr::{EvalContext, ThreadInfo, Variables};
-use crate::results::SampleResult;
+use crate::results::{FastMap, SampleResult};
 
 pub struct UserState {
     pub vars: Variables,
@@ -31,7 +31,7 @@ pub struct UserState {
     pub end_time: Option<tokio::time::Instant>,
     /// Per-user state of plan elements (a per-user Counter, CSV cursor, keep-alive
     /// connections), keyed by the element's id.
-    slots: HashMap<usize, Box<dyn Any + Send + Sync>>,
+    slots: FastMap<usize, Box<dyn Any + Send + Sync>>,
     /// Thread-group iteration number, 1-based once the first iteration started.
     pub iteration: u64,
     /// The thread group's "same user on each iteration": when false, elements with
@@ -53,7 +53,7 @@ impl UserState {
             prev: None,
             end_time: None,
             pause_lateness: Duration::ZERO,
-            slots: HashMap::new(),
+            slots: FastMap::default(),
             iteration: 0,
             same_user_on_next_iteration: true,
             run,
@@ -76,17 +76,18 @@ impl UserState {
 
     /// The per-user state of element `id`, created by `init` on first use.
     pub fn slot<T: Any + Send + Sync>(&mut self, id: usize, init: impl FnOnce() -> T) -> &mut T {
-        let fresh = match self.slots.get(&id) {
-            Some(existing) => !existing.is::<T>(),
-            None => true,
+        // Called for every HTTP sample (connections, cookies): one hash lookup, not three.
+        let slot = match self.slots.entry(id) {
+            Entry::Occupied(entry) => {
+                let slot = entry.into_mut();
+                if !slot.is::<T>() {
+                    *slot = Box::new(init());
+                }
+                slot
+            }
+            Entry::Vacant(entry) => entry.insert(Box::new(init())),
         };
-        if fresh {
-            self.slots.insert(id, Box::new(init()));
-        }
-        self.slots
-            .get_mut(&id)
-            .expect("slot was just filled")
-            .downcast_mut::<T>()
+        slot.downcast_mut::<T>()
             .expect("slot holds the type it was just given")
     }
 

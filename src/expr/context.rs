@@ -2,17 +2,19 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::RwLock;
 use rand::rngs::SmallRng;
 
-use crate::results::SampleResult;
+use crate::results::{FastMap, SampleResult};
 
 /// A virtual user's variables (JMeter's `JMeterVariables`): per user, case-sensitive strings.
 #[derive(Debug, Clone, Default)]
 pub struct Variables {
-    map: HashMap<String, String>,
+    /// Looked up several times per sample: a fast hash, since the names come from the plan.
+    map: FastMap<String, String>,
     /// Values that are not strings, stored by scripts (`vars.putObject`).
     objects: HashMap<String, VariableObject>,
     /// State of per-thread function call sites (`__counter(TRUE)`), keyed by call-site id.
@@ -77,6 +79,8 @@ impl std::fmt::Debug for VariableObject {
 #[derive(Debug, Default, Clone)]
 pub struct Properties {
     map: Arc<RwLock<HashMap<String, String>>>,
+    /// Bumped by every change, so values computed from properties can be kept until one.
+    version: Arc<AtomicU64>,
 }
 
 impl Properties {
@@ -86,17 +90,26 @@ impl Properties {
     pub fn from_map(map: HashMap<String, String>) -> Properties {
         Properties {
             map: Arc::new(RwLock::new(map)),
+            version: Arc::default(),
         }
+    }
+    /// Changes with every `set` and `remove`: equal versions mean equal tables.
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
     }
     pub fn get(&self, name: &str) -> Option<String> {
         self.map.read().get(name).cloned()
     }
     /// Sets a property and returns the previous value.
     pub fn set(&self, name: impl Into<String>, value: impl Into<String>) -> Option<String> {
-        self.map.write().insert(name.into(), value.into())
+        let previous = self.map.write().insert(name.into(), value.into());
+        self.version.fetch_add(1, Ordering::AcqRel);
+        previous
     }
     pub fn remove(&self, name: &str) -> Option<String> {
-        self.map.write().remove(name)
+        let removed = self.map.write().remove(name);
+        self.version.fetch_add(1, Ordering::AcqRel);
+        removed
     }
     pub fn contains(&self, name: &str) -> bool {
         self.map.read().contains_key(name)

@@ -18,11 +18,22 @@ pub use parse::ExprError;
 
 use std::sync::Arc;
 
+use parking_lot::RwLock;
+
 /// A compiled property value.
 #[derive(Clone)]
 pub struct Template {
     raw: Arc<str>,
     parts: Arc<[Part]>,
+    /// For a template whose calls read properties only (`${__P(port,80)}`): the last
+    /// value with the property version it was computed at, shared by every user.
+    kept: Option<Arc<RwLock<KeptValue>>>,
+}
+
+/// A template's value as of a version of the properties.
+struct KeptValue {
+    version: u64,
+    value: String,
 }
 
 /// One piece of a template.
@@ -55,6 +66,7 @@ impl Template {
         Template {
             raw: Arc::from(text),
             parts: Arc::from(vec![Part::Literal(text.to_string())]),
+            kept: None,
         }
     }
 
@@ -64,9 +76,21 @@ impl Template {
     }
 
     pub(crate) fn from_parts(raw: &str, parts: Vec<Part>) -> Template {
+        let reads_only_properties = parts.iter().any(|p| matches!(p, Part::Call(_)))
+            && parts.iter().all(|p| match p {
+                Part::Literal(_) => true,
+                Part::Variable(_) => false,
+                Part::Call(function) => function.reads_only_properties(),
+            });
         Template {
             raw: Arc::from(raw),
             parts: Arc::from(parts),
+            kept: reads_only_properties.then(|| {
+                Arc::new(RwLock::new(KeptValue {
+                    version: u64::MAX,
+                    value: String::new(),
+                }))
+            }),
         }
     }
 
@@ -89,11 +113,37 @@ impl Template {
         self.parts.iter().all(|p| matches!(p, Part::Literal(_)))
     }
 
+    /// True when evaluation depends on the properties at most (constants included).
+    pub fn reads_only_properties(&self) -> bool {
+        self.kept.is_some() || self.is_constant()
+    }
+
     /// Evaluates the template in `ctx`.
     pub fn eval(&self, ctx: &mut EvalContext<'_>) -> String {
         if let [Part::Literal(text)] = &self.parts[..] {
             return text.clone();
         }
+        if let Some(kept) = &self.kept {
+            // Read before computing: a change made meanwhile leaves an older version kept,
+            // so the next evaluation computes again.
+            let version = ctx.props.version();
+            {
+                let kept = kept.read();
+                if kept.version == version {
+                    return kept.value.clone();
+                }
+            }
+            let value = self.compute(ctx);
+            *kept.write() = KeptValue {
+                version,
+                value: value.clone(),
+            };
+            return value;
+        }
+        self.compute(ctx)
+    }
+
+    fn compute(&self, ctx: &mut EvalContext<'_>) -> String {
         let mut out = String::with_capacity(self.raw.len());
         for part in self.parts.iter() {
             match part {

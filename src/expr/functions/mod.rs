@@ -37,6 +37,12 @@ pub(crate) use strings::unescape_html4;
 /// One call site of a function, with its compiled argument templates and any state it keeps.
 pub trait Function: Send + Sync {
     fn call(&self, ctx: &mut EvalContext<'_>) -> String;
+
+    /// True when the result depends on the properties alone and the call changes
+    /// nothing: a template of such calls may keep its value until a property changes.
+    fn reads_only_properties(&self) -> bool {
+        false
+    }
 }
 
 /// Builds a call site from its arguments. `site` is unique per call site in the run.

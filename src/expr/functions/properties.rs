@@ -1,7 +1,7 @@
 //! Property functions: `__P`, `__property`, `__setProperty`, `__isPropDefined`.
 
 use super::{arg, stateless, Constructor, Function};
-use crate::expr::Template;
+use crate::expr::{EvalContext, Template};
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
     ("__P", p),
@@ -12,6 +12,22 @@ pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
 
 /// `__P(name[,default])`: the default when missing is `1`, chosen by JMeter so that counts work.
 fn p(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
+    let constant = |i: usize| args.get(i).and_then(Template::as_literal);
+    match (args.len(), constant(0), constant(1)) {
+        (1, Some(name), _) => {
+            return Ok(Box::new(ConstantNameP {
+                name: name.to_string(),
+                default: "1".to_string(),
+            }))
+        }
+        (2, Some(name), Some(default)) => {
+            return Ok(Box::new(ConstantNameP {
+                name: name.to_string(),
+                default: default.to_string(),
+            }))
+        }
+        _ => {}
+    }
     stateless(args, 1, 2, |args, ctx| {
         let name = arg(args, 0, ctx);
         // JMeter evaluates the default even when the property exists (it may have effects).
@@ -21,6 +37,25 @@ fn p(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
         };
         ctx.props.get(&name).unwrap_or(default)
     })
+}
+
+/// `__P` with a name and default written in the plan, the common `${__P(host,localhost)}`:
+/// nothing to evaluate but the lookup, and nothing else to do.
+struct ConstantNameP {
+    name: String,
+    default: String,
+}
+
+impl Function for ConstantNameP {
+    fn call(&self, ctx: &mut EvalContext<'_>) -> String {
+        ctx.props
+            .get(&self.name)
+            .unwrap_or_else(|| self.default.clone())
+    }
+
+    fn reads_only_properties(&self) -> bool {
+        true
+    }
 }
 
 /// `__property(name[,var[,default]])`: missing without a default returns the name itself.
@@ -78,6 +113,31 @@ mod tests {
         assert_eq!(f.eval("${__P(missing)}"), "1");
         assert_eq!(f.eval("${__P(missing,)}"), "");
         assert_eq!(f.eval("${__P(missing,7)}"), "7");
+    }
+
+    #[test]
+    fn a_kept_property_value_follows_every_change() {
+        let mut f = Fixture::new();
+        let template = Fixture::compile("http://${__P(host,localhost)}:${__P(port)}/");
+        assert_eq!(f.run(&template), "http://localhost:1/");
+        assert_eq!(f.run(&template), "http://localhost:1/");
+        f.props.set("port", "8080");
+        assert_eq!(f.run(&template), "http://localhost:8080/");
+        f.props.set("host", "a");
+        assert_eq!(f.run(&template), "http://a:8080/");
+        f.props.remove("host");
+        assert_eq!(f.run(&template), "http://localhost:8080/");
+        // A clone shares what was kept, and sees changes too.
+        let clone = template.clone();
+        f.props.set("port", "9");
+        assert_eq!(f.run(&clone), "http://localhost:9/");
+        assert_eq!(f.run(&template), "http://localhost:9/");
+        // With a variable in it, nothing is kept: the variable's value is read each time.
+        let with_var = Fixture::compile("${__P(port)}${v}");
+        f.vars.put("v", "1".to_string());
+        assert_eq!(f.run(&with_var), "91");
+        f.vars.put("v", "2".to_string());
+        assert_eq!(f.run(&with_var), "92");
     }
 
     #[test]

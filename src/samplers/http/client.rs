@@ -366,21 +366,28 @@ type ParsedHead = (u16, Range<usize>, Vec<(Range<usize>, Range<usize>)>);
 
 /// Finds the status code, the reason and the headers in a response head.
 fn parse_head(head: &str) -> ParsedHead {
+    let bytes = head.as_bytes();
     let mut lines = head_lines(head);
     let status_end = lines.next().map_or(0, |(_, end)| end);
-    let status_line = &head[..status_end];
-    let mut parts = status_line.splitn(3, ' ');
-    let _version = parts.next();
-    let status = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0);
-    let reason_start = parts
-        .next()
-        .map_or(status_end, |r| r.as_ptr() as usize - head.as_ptr() as usize);
+    let status_line = &bytes[..status_end];
+    // `HTTP/1.1 200 OK`: the code between the first two spaces, the reason after them.
+    let (status, reason_start) = match memchr::memchr(b' ', status_line) {
+        Some(first) => {
+            let rest = &status_line[first + 1..];
+            let code_end = memchr::memchr(b' ', rest).unwrap_or(rest.len());
+            let status = std::str::from_utf8(&rest[..code_end])
+                .ok()
+                .and_then(|code| code.parse().ok())
+                .unwrap_or(0);
+            (status, (first + 1 + code_end + 1).min(status_end))
+        }
+        None => (0, status_end),
+    };
     let mut headers = Vec::with_capacity(12);
-    let bytes = head.as_bytes();
     for (start, end) in lines {
-        if let Some(colon) = bytes[start..end].iter().position(|&b| b == b':') {
-            let name = trimmed(head, start, start + colon);
-            let value = trimmed(head, start + colon + 1, end);
+        if let Some(colon) = memchr::memchr(b':', &bytes[start..end]) {
+            let name = trimmed(bytes, start, start + colon);
+            let value = trimmed(bytes, start + colon + 1, end);
             headers.push((name, value));
         }
     }
@@ -389,9 +396,6 @@ fn parse_head(head: &str) -> ParsedHead {
 
 /// The lines of a response head as byte ranges, each without its LF and a CR before it,
 /// as `head.split('\n')` cuts them (a head ending in LF has an empty last line).
-///
-/// A plain byte loop: lines are a few dozen bytes, shorter than what a search routine
-/// needs to pay off its set-up, and every response goes through here.
 pub(super) fn head_lines(head: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     let bytes = head.as_bytes();
     let mut start = 0;
@@ -399,10 +403,7 @@ pub(super) fn head_lines(head: &str) -> impl Iterator<Item = (usize, usize)> + '
         if start > bytes.len() {
             return None;
         }
-        let next = bytes[start..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(bytes.len(), |p| start + p);
+        let next = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
         let end = if next > start && bytes[next - 1] == b'\r' {
             next - 1
         } else {
@@ -414,12 +415,17 @@ pub(super) fn head_lines(head: &str) -> impl Iterator<Item = (usize, usize)> + '
     })
 }
 
-/// The range `start..end` of `text` without surrounding whitespace.
-fn trimmed(text: &str, start: usize, end: usize) -> Range<usize> {
-    let slice = &text[start..end];
-    let lead = slice.len() - slice.trim_start().len();
-    let trail = slice.len() - slice.trim_end().len();
-    (start + lead)..(end - trail).max(start + lead)
+/// The range `start..end` of `bytes` without the spaces and tabs around it: HttpClient
+/// trims header names and values of HTTP whitespace only (both are ASCII, so the range
+/// stays on character boundaries).
+fn trimmed(bytes: &[u8], mut start: usize, mut end: usize) -> Range<usize> {
+    while start < end && matches!(bytes[start], b' ' | b'\t') {
+        start += 1;
+    }
+    while end > start && matches!(bytes[end - 1], b' ' | b'\t') {
+        end -= 1;
+    }
+    start..end
 }
 
 /// How the body of a response is delimited.
@@ -614,7 +620,7 @@ fn premature(expected: usize, got: usize) -> TransportError {
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     let (&first, rest) = needle.split_first()?;
     let mut from = 0;
-    while let Some(offset) = haystack[from..].iter().position(|&b| b == first) {
+    while let Some(offset) = memchr::memchr(first, &haystack[from..]) {
         let at = from + offset;
         if haystack[at + 1..].starts_with(rest) {
             return Some(at);

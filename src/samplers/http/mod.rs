@@ -80,12 +80,18 @@ const USER_AGENT: &str = concat!("jmxr/", env!("CARGO_PKG_VERSION"));
 pub struct HttpSampler {
     spec: HttpSpec,
     /// Method, URL and its text when they cannot change between samples.
-    fixed: Option<(String, Url, String)>,
+    fixed: Option<FixedRequest>,
+    /// Method, URL and text when they follow from properties alone, with the property
+    /// version they were made at (`None` inside until the first sample).
+    by_properties: Option<parking_lot::RwLock<(u64, Option<Arc<FixedRequest>>)>>,
     /// Connect and response timeouts when both are constants.
     fixed_timeouts: Option<(Option<Duration>, Option<Duration>)>,
     /// Set when the sampler retrieves embedded resources.
     embedded: Option<embedded::EmbeddedSpec>,
 }
+
+/// A request's method, URL and the URL as text.
+type FixedRequest = (String, Url, String);
 
 /// Builds an HTTP Request from its element and the config elements in its scope.
 pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn Sampler> {
@@ -94,6 +100,8 @@ pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn 
         let text = url.to_string();
         (method, url, text)
     });
+    let by_properties = (fixed.is_none() && request::url_reads_only_properties(&spec))
+        .then(|| parking_lot::RwLock::new((0, None)));
     let fixed_timeouts = match (
         spec.connect_timeout.as_literal(),
         spec.response_timeout.as_literal(),
@@ -112,6 +120,7 @@ pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn 
     Arc::new(HttpSampler {
         spec,
         fixed,
+        by_properties,
         fixed_timeouts,
         embedded,
     })
@@ -138,7 +147,8 @@ struct Hop<'a> {
 #[async_trait]
 impl Sampler for HttpSampler {
     async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
-        if let Some((method, url, url_text)) = &self.fixed {
+        let from_properties = self.request_from_properties(cx);
+        if let Some((method, url, url_text)) = self.fixed.as_ref().or(from_properties.as_deref()) {
             if url.scheme != "file" {
                 let hop = Hop {
                     url,
@@ -154,15 +164,7 @@ impl Sampler for HttpSampler {
             }
         }
         let label = cx.label.clone();
-        let method = {
-            let text = self.spec.method.eval(&mut cx.user.eval(&label));
-            let text = text.trim().to_ascii_uppercase();
-            if text.is_empty() {
-                "GET".to_string()
-            } else {
-                text
-            }
-        };
+        let method = self.method(cx, &label);
         let (url, body) = match request::build_url(&self.spec, cx.user, &label, &method) {
             Ok(built) => built,
             Err(message) => {
@@ -210,6 +212,40 @@ impl HttpSampler {
     /// the embedded resources of the page (`HTTPSamplerBase.resultProcessing`): when
     /// JMeter follows the redirects, each hop has fetched its own resources already.
     /// `depth` is the frame depth of the page (0 for the sampler's own URL).
+    /// The method, upper case; empty means GET.
+    fn method(&self, cx: &mut SampleContext<'_>, label: &str) -> String {
+        let text = self.spec.method.eval(&mut cx.user.eval(label));
+        let text = text.trim().to_ascii_uppercase();
+        if text.is_empty() {
+            "GET".to_string()
+        } else {
+            text
+        }
+    }
+
+    /// The method and URL kept for the current property version, made again after a
+    /// property changed. `None` when the sampler builds its request every time, or when
+    /// building failed (the ordinary path then reports it).
+    fn request_from_properties(&self, cx: &mut SampleContext<'_>) -> Option<Arc<FixedRequest>> {
+        let kept = self.by_properties.as_ref()?;
+        let label = cx.label.clone();
+        let version = cx.user.eval(&label).props.version();
+        if let (at, Some(request)) = &*kept.read() {
+            if *at == version {
+                return Some(request.clone());
+            }
+        }
+        let method = self.method(cx, &label);
+        let (url, body) = request::build_url(&self.spec, cx.user, &label, &method).ok()?;
+        if body.is_some() {
+            return None;
+        }
+        let text = url.to_string();
+        let request = Arc::new((method, url, text));
+        *kept.write() = (version, Some(request.clone()));
+        Some(request)
+    }
+
     async fn after_first(
         &self,
         cx: &mut SampleContext<'_>,
@@ -218,13 +254,20 @@ impl HttpSampler {
         depth: usize,
     ) -> SampleResult {
         let redirect = first.redirect_location.is_some();
+        // Redirects are boxed: their futures hold further requests, and kept inline they
+        // would make every sample's future (moved at each call) several times larger.
         let result = if redirect && self.spec.auto_redirects && matches!(method, "GET" | "HEAD") {
-            self.auto_redirects(cx, first).await
+            Box::pin(self.auto_redirects(cx, first)).await
         } else if redirect && self.spec.follow_redirects && !self.spec.auto_redirects {
-            return self.follow_redirects(cx, first, depth).await;
+            return Box::pin(self.follow_redirects(cx, first, depth)).await;
         } else {
             first
         };
+        // The resource download is a boxed future of many kilobytes: moving it to the
+        // heap for every sample cost more than the rest of the sample's own work.
+        if self.embedded.is_none() || !result.success || result.data_type != "text" {
+            return result;
+        }
         self.with_embedded_resources(cx, result, depth).await
     }
 

@@ -175,6 +175,24 @@ pub fn fixed_url(spec: &HttpSpec) -> Option<(String, Url)> {
     Some((method, url))
 }
 
+/// True when method and URL follow from the properties alone (`${__P(host)}`), so that
+/// they can be kept until a property changes. Requests with arguments, files or a body
+/// are built every time.
+pub fn url_reads_only_properties(spec: &HttpSpec) -> bool {
+    spec.args.is_empty()
+        && spec.files.is_empty()
+        && !spec.post_body_raw
+        && [
+            &spec.method,
+            &spec.path,
+            &spec.domain,
+            &spec.port,
+            &spec.protocol,
+        ]
+        .iter()
+        .all(|t| t.reads_only_properties())
+}
+
 fn content_encoding(spec: &HttpSpec, user: &mut UserState, label: &str) -> String {
     let text = spec.content_encoding.eval(&mut user.eval(label));
     if text.trim().is_empty() {

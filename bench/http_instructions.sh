@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Instructions per HTTP sample under callgrind: the steady figure for comparing builds on a
+# shared, noisy machine (rates and CPU seconds follow other processes' load; instruction
+# counts do not). THREADS users GET a 1 KiB file from a local nginx LOOPS times each
+# with one worker thread; prints the program's instructions divided by the samples written
+# (start-up included, a few percent at the default size).
+#
+# needs: apt-get install -y nginx-light valgrind
+# usage: bench/http_instructions.sh      (THREADS=10 LOOPS=2000 PORT=8096)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+. "$ROOT/bench/lib/local_nginx.sh"
+THREADS="${THREADS:-10}"
+LOOPS="${LOOPS:-2000}"
+PORT="${PORT:-8096}"
+WORK="$(mktemp -d)"
+NGINX_PID=""
+cleanup() { [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml"
+start_local_nginx "$WORK" "$PORT"
+
+valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind.out" \
+  "$ROOT/target/release/jmxr" -n -t "$ROOT/jmx-fixtures/bench/http_get.jmx" -l "$WORK/out.jtl" \
+  -Jthreads="$THREADS" -Jloops="$LOOPS" -Jduration=600 -Jport="$PORT" -Jjmxr.worker_threads=1 \
+  > /dev/null 2> "$WORK/valgrind.err"
+samples=$(($(wc -l < "$WORK/out.jtl") - 1))
+total=$(callgrind_annotate "$WORK/callgrind.out" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
+echo "samples=$samples instructions=$total per_sample=$((total / samples))"
+if [ -n "${KEEP:-}" ]; then cp "$WORK/callgrind.out" "$KEEP"; echo "profile kept in $KEEP"; fi
