@@ -4,7 +4,7 @@
 
 mod support;
 
-use support::h2_server::serve_h2;
+use support::h2_server::{serve_h2, serve_h2_one_request_per_connection};
 use support::http_server::{serve_tls, Reply, Request};
 use support::run_fixture;
 
@@ -154,4 +154,29 @@ fn a_status_without_reason_phrase_gets_the_standard_one() {
     assert_eq!(jtl.get(row, "responseCode"), "404");
     assert_eq!(jtl.get(row, "responseMessage"), "Not Found");
     assert_eq!(jtl.get(row, "success"), "false");
+}
+
+#[test]
+fn a_connection_the_server_closed_is_replaced_without_a_failed_sample() {
+    let server = serve_h2_one_request_per_connection(echo);
+    let port = format!("-Jport={}", server.port);
+    let jtl = run_fixture("http/http2.jmx", &[&port, HTTP2]);
+    let rows: Vec<&[String]> = jtl
+        .labelled("get")
+        .into_iter()
+        .chain(jtl.labelled("post"))
+        .collect();
+    assert_eq!(rows.len(), 6);
+    for row in &rows {
+        assert_eq!(jtl.get(row, "responseCode"), "200", "{row:?}");
+    }
+    let requests = server.requests_to("/");
+    assert_eq!(requests.len(), 6);
+    let mut connections: Vec<usize> = requests.iter().map(|r| r.connection).collect();
+    connections.dedup();
+    assert_eq!(
+        connections.len(),
+        6,
+        "a new connection for each request: {requests:?}"
+    );
 }

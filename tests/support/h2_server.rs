@@ -16,6 +16,21 @@ type Handler = dyn Fn(&Request) -> Reply + Send + Sync;
 
 /// Starts an HTTP/2 server on 127.0.0.1 on a free port; it lives until the test ends.
 pub fn serve_h2(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> TestServer {
+    start(handler, false)
+}
+
+/// Like [`serve_h2`], but each connection is shut down (GOAWAY) once it has taken one
+/// request, as a server with a short idle timeout does between samples.
+pub fn serve_h2_one_request_per_connection(
+    handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+) -> TestServer {
+    start(handler, true)
+}
+
+fn start(
+    handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+    one_request_per_connection: bool,
+) -> TestServer {
     let std_listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
     std_listener.set_nonblocking(true).expect("non-blocking");
     let port = std_listener.local_addr().expect("address").port();
@@ -44,6 +59,9 @@ pub fn serve_h2(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> 
                     while let Some(Ok((request, respond))) = connection.accept().await {
                         let (handler, seen) = (handler.clone(), seen.clone());
                         tokio::spawn(answer(request, respond, number, handler, seen));
+                        if one_request_per_connection {
+                            connection.graceful_shutdown();
+                        }
                     }
                 });
             }

@@ -51,9 +51,7 @@ impl Sessions {
     }
 
     fn find(&self, host: &str, port: u16) -> Option<&Session> {
-        self.open
-            .iter()
-            .find(|s| s.port == port && s.host == host && !s.driver.is_finished())
+        self.open.iter().find(|s| s.port == port && s.host == host)
     }
 
     fn close(&mut self, host: &str, port: u16) {
@@ -104,6 +102,8 @@ pub async fn exchange(
     {
         return client::exchange(pool, out, started).await;
     }
+    // Connections the server has closed since are dropped, whatever their origin.
+    sessions.open.retain(|s| !s.driver.is_finished());
     if let Some(session) = sessions.find(host, port) {
         let sender = session.sender.clone();
         match send(sender, out, started, 0).await {
