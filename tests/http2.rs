@@ -180,3 +180,28 @@ fn a_connection_the_server_closed_is_replaced_without_a_failed_sample() {
         "a new connection for each request: {requests:?}"
     );
 }
+
+#[test]
+fn a_response_slower_than_the_timeout_is_a_read_timeout() {
+    let server = serve_h2(|request| {
+        let mut reply = echo(request);
+        if request.target.starts_with("/get") {
+            reply.delay = std::time::Duration::from_millis(1500);
+        }
+        reply
+    });
+    let port = format!("-Jport={}", server.port);
+    let jtl = run_fixture("http/http2.jmx", &[&port, HTTP2, "-Jtimeout=200"]);
+    let row = jtl.labelled("get")[0];
+    assert_eq!(
+        jtl.get(row, "responseCode"),
+        "Non HTTP response code: java.net.SocketTimeoutException"
+    );
+    assert!(jtl.int(row, "elapsed") < 1400, "{row:?}");
+    let post = jtl.labelled("post")[0];
+    assert_eq!(
+        jtl.get(post, "responseCode"),
+        "200",
+        "the connection still serves"
+    );
+}
