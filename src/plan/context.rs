@@ -154,6 +154,25 @@ impl<'a> BuildContext<'a> {
         self
     }
 
+    /// Runs `build` with a context that reads `element` in place of this one (same
+    /// path, id, properties and diagnostics): for a plugin's legacy element whose
+    /// properties are translated to its successor's names before it is read.
+    pub fn for_element<R>(
+        &mut self,
+        element: &Element,
+        build: impl FnOnce(&mut BuildContext<'_>) -> R,
+    ) -> R {
+        let mut translated = BuildContext {
+            registry: self.registry,
+            element,
+            path: self.path.clone(),
+            id: self.id,
+            properties: self.properties,
+            diagnostics: &mut *self.diagnostics,
+        };
+        build(&mut translated)
+    }
+
     pub fn error(&mut self, message: impl Into<String>) {
         self.push(Severity::Error, message.into());
     }

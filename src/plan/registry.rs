@@ -141,7 +141,10 @@ const HTTP_SAMPLER: &str = "HTTP/1.1 and HTTPS (any certificate trusted, as in J
 jmxr.https.verify_certificates=true checks them) with per-user keep-alive, redirects, \
 gzip/deflate/brotli, multipart, file: URLs, Use MD5, embedded resources (HTML and CSS, \
 nested frames, URL filters; fetched one after another even when parallel downloads are \
-set); HTTP/2 is not implemented yet (issue 3)";
+set); HTTP/2 over TLS where the server offers it in ALPN when the run sets \
+jmxr.http.http2=true (see docs/http2.md)";
+const BZM_HTTP2: &str = "runs as an HTTP Request over HTTP/2 where the server offers it in \
+ALPN, else HTTP/1.1 (see docs/http2.md); no server push, h2c or prioritisation";
 const DATA: &str = "planned with test data, extractors and assertions (issue 4)";
 const SCRIPT: &str = "runs on Rhai, compiled once: `scriptLanguage` rhai as is; groovy, java, \
 beanshell, javascript and jexl translated to Rhai at plan time (what does not translate is \
@@ -200,7 +203,8 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "HTTPSampler" => Sampler Supported "HTTP Request (Java, legacy)" HTTP_SAMPLER;
     "HTTPSampler2" => Sampler Supported "HTTP Request (HttpClient, legacy)" HTTP_SAMPLER;
     "com.blazemeter.jmeter.http.ParallelHTTPSampler" => Sampler Unsupported "bzm - Parallel HTTP Requests" HTTP;
-    "com.blazemeter.jmeter.http2.sampler.HTTP2Request" => Sampler Unsupported "bzm - HTTP/2 Sampler" HTTP;
+    "com.blazemeter.jmeter.http2.sampler.HTTP2Sampler" => Sampler Supported "bzm - HTTP/2 Sampler" BZM_HTTP2;
+    "com.blazemeter.jmeter.http2.sampler.HTTP2Request" => Sampler Supported "bzm - HTTP/2 Sampler (plugin 1.x)" BZM_HTTP2;
     "kg.apc.jmeter.samplers.HTTPRawSampler" => Sampler Unsupported "jp@gc - HTTP Raw Request" HTTP;
     "com.atlantbh.jmeter.plugins.rest.RestSampler" => Sampler Unsupported "jp@gc - RESTful Sampler" HTTP;
     "com.atlantbh.jmeter.plugins.oauth.OAuthSampler" => Sampler Unsupported "jp@gc - OAuth Sampler" HTTP;
@@ -255,7 +259,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "com.blazemeter.jmeter.DirectoryListingConfig" => Config Unsupported "bzm - Directory Listing Config" DATA;
     "kg.apc.jmeter.config.redis.RedisDataSet" => Config Unsupported "jp@gc - Redis Data Set" PROTO;
     "ConfigTestElement" gui "HttpDefaultsGui" => Config Supported "HTTP Request Defaults" "fills absent or empty HTTP Request fields (closest wins) and appends its parameters; boolean defaults are not applied";
-    "ConfigTestElement" gui "Http2DefaultsGui" => Config Unsupported "bzm - HTTP/2 Request Defaults" HTTP;
+    "ConfigTestElement" gui "Http2DefaultsGui" => Config Supported "bzm - HTTP/2 Request Defaults (plugin 1.x)" "applies to bzm HTTP/2 Samplers of plugin 1.x as HTTP Request Defaults do to HTTP Requests";
     "ConfigTestElement" gui "LoginConfigGui" => Config Unsupported "Login Config Element" HTTP;
     "ConfigTestElement" gui "TCPConfigGui" => Config Supported "TCP Sampler Config" "defaults merged into TCP Samplers in scope at plan time";
     "ConfigTestElement" gui "FtpConfigGui" => Config Unsupported "FTP Request Defaults" PROTO;

@@ -53,6 +53,10 @@ pub fn build(
             Some(tcp::build(cx, configs))
         }
         "HTTPSamplerProxy" | "HTTPSampler" | "HTTPSampler2" => Some(http::build(cx, configs)),
+        "com.blazemeter.jmeter.http2.sampler.HTTP2Sampler"
+        | "com.blazemeter.jmeter.http2.sampler.HTTP2Request" => {
+            Some(http::build_bzm_http2(cx, configs))
+        }
         _ => None,
     }
 }

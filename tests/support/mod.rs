@@ -189,4 +189,5 @@ pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
     }
     records
 }
+pub mod h2_server;
 pub mod http_server;

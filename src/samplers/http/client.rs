@@ -115,6 +115,24 @@ pub struct Incoming {
 }
 
 impl Incoming {
+    /// A response that did not come as HTTP/1.1 text (HTTP/2): `head` is written as a
+    /// status line and header lines separated by CRLF, so that it is reported as
+    /// HTTP/1.1 responses are.
+    pub(super) fn from_head(status: u16, head: String, body: Vec<u8>) -> Incoming {
+        let (_, reason, headers) = parse_head(&head);
+        Incoming {
+            status,
+            head,
+            reason,
+            headers,
+            body,
+            received: 0,
+            sent: 0,
+            connect_ms: 0,
+            latency_ms: 0,
+        }
+    }
+
     /// The head as received: status line and header lines separated by CRLF.
     pub fn head(&self) -> &str {
         &self.head
@@ -181,6 +199,19 @@ pub async fn exchange(
     };
     // Connect covers DNS, TCP and the TLS handshake, as HttpClient's connect does.
     let connect_ms = millis_since(started);
+    exchange_on_new(pool, stream, out, started, connect_ms).await
+}
+
+/// Sends `out` on `stream`, a connection just opened (`connect_ms` after the sample's
+/// start), and keeps it in `pool` when it can be reused. The HTTP/2 path hands over
+/// the TLS connections whose server chose HTTP/1.1 in ALPN this way.
+pub(super) async fn exchange_on_new(
+    pool: &mut Pool,
+    stream: Stream,
+    out: &Outgoing<'_>,
+    started: Instant,
+    connect_ms: i64,
+) -> Result<Incoming, TransportError> {
     let key = ConnKey {
         https: out.url.scheme == "https",
         host: out.url.host.clone(),
@@ -210,12 +241,12 @@ fn no_response(url: &Url) -> TransportError {
     )
 }
 
-fn millis_since(started: Instant) -> i64 {
+pub(super) fn millis_since(started: Instant) -> i64 {
     i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX)
 }
 
 /// Resolves and connects, trying each address in turn.
-async fn connect(
+pub(super) async fn connect(
     url: &Url,
     timeout: Option<Duration>,
     static_hosts: &[(String, String)],

@@ -15,17 +15,21 @@
 //! * [`embedded`] fetches the resources of HTML and CSS responses as sub-results when
 //!   "Retrieve All Embedded Resources" is on.
 //!
-//! HTTPS is in [`tls`] (any certificate trusted by default, as in JMeter). Not done yet
-//! (reported by `jmxr check` through the registry notes): Cache Manager, DNS servers of
-//! the DNS Cache Manager (its static hosts work), Kerberos, HTTP/2.
+//! HTTPS is in [`tls`] (any certificate trusted by default, as in JMeter). HTTP/2 is in
+//! [`http2`], used by the bzm HTTP/2 Sampler ([`bzm`] maps its properties) and by HTTP
+//! Requests when the run sets [`HTTP2_PROPERTY`]. Not done yet (reported by `jmxr check`
+//! through the registry notes): DNS servers of the DNS Cache Manager (its static hosts
+//! work), Kerberos.
 
 mod auth;
+mod bzm;
 mod cache;
 mod client;
 mod config;
 mod cookies;
 mod embedded;
 mod file;
+mod http2;
 mod redirects;
 mod request;
 mod response;
@@ -48,6 +52,11 @@ use self::config::HttpSpec;
 use self::url::Url;
 use super::{new_result, wall_clock_ms};
 
+pub(super) use self::bzm::build as build_bzm_http2;
+
+/// The JMeter property that sends HTTP Requests over HTTP/2 where the server offers it.
+pub const HTTP2_PROPERTY: &str = "jmxr.http.http2";
+
 /// The slot holding a user's HTTP state; one per user whatever the sampler, as JMeter's
 /// per-thread HttpClient state is.
 const HTTP_SLOT: usize = usize::MAX - 0x4854;
@@ -56,12 +65,30 @@ const HTTP_SLOT: usize = usize::MAX - 0x4854;
 #[derive(Default)]
 struct UserHttp {
     pool: Pool,
+    /// HTTP/2 connections, for samplers that use HTTP/2.
+    h2: http2::Sessions,
     /// The thread-group iteration of the last request.
     iteration: Option<u64>,
     /// One jar per Cookie Manager, keyed by the manager's location in the plan.
     jars: HashMap<String, cookies::Jar>,
     /// One cache per Cache Manager, keyed likewise.
     caches: HashMap<String, cache::Cache>,
+}
+
+impl UserHttp {
+    /// Sends `out` over HTTP/2 where offered when `http2`, else over HTTP/1.1.
+    async fn exchange(
+        &mut self,
+        out: &Outgoing<'_>,
+        started: Instant,
+        http2: bool,
+    ) -> Result<client::Incoming, TransportError> {
+        if http2 {
+            http2::exchange(&mut self.h2, &mut self.pool, out, started).await
+        } else {
+            client::exchange(&mut self.pool, out, started).await
+        }
+    }
 }
 
 /// The user's state for one manager (cookie jar, cache), made on first use; looked up
@@ -88,6 +115,8 @@ pub struct HttpSampler {
     fixed_timeouts: Option<(Option<Duration>, Option<Duration>)>,
     /// Set when the sampler retrieves embedded resources.
     embedded: Option<embedded::EmbeddedSpec>,
+    /// HTTPS requests offer HTTP/2 in ALPN and use it when the server agrees.
+    http2: bool,
 }
 
 /// A request's method, URL and the URL as text.
@@ -95,7 +124,23 @@ type FixedRequest = (String, Url, String);
 
 /// Builds an HTTP Request from its element and the config elements in its scope.
 pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn Sampler> {
-    let spec = config::read(cx, configs);
+    let http2 = cx
+        .properties
+        .get(HTTP2_PROPERTY)
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+    build_with(cx, configs, http2, |_| {})
+}
+
+/// Builds an HTTP Request; `adjust` changes the merged configuration (a plugin's own
+/// defaults) before the rest is derived from it.
+fn build_with(
+    cx: &mut BuildContext<'_>,
+    configs: &[&Element],
+    http2: bool,
+    adjust: impl FnOnce(&mut HttpSpec),
+) -> Arc<dyn Sampler> {
+    let mut spec = config::read(cx, configs);
+    adjust(&mut spec);
     let fixed = request::fixed_url(&spec).map(|(method, url)| {
         let text = url.to_string();
         (method, url, text)
@@ -123,6 +168,7 @@ pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn 
         by_properties,
         fixed_timeouts,
         embedded,
+        http2,
     })
 }
 
@@ -311,7 +357,7 @@ impl HttpSampler {
         let started = Instant::now();
         let mut exchanged = {
             let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
-            client::exchange(&mut state.pool, &out, started).await
+            state.exchange(&out, started, self.http2).await
         };
         // A Digest challenge is answered within the same sample, as HttpClient does.
         if let Some(answer) = self.digest_answer(cx, hop, &exchanged) {
@@ -319,7 +365,7 @@ impl HttpSampler {
             out.head = answered.as_bytes();
             result.request_headers = request_headers;
             let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
-            exchanged = client::exchange(&mut state.pool, &out, started).await;
+            exchanged = state.exchange(&out, started, self.http2).await;
         }
         let elapsed = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
         result.start_time = start_ms;
@@ -327,6 +373,9 @@ impl HttpSampler {
         result.end_time = start_ms + elapsed;
         match exchanged {
             Ok(incoming) => {
+                if http2::answered(&incoming) {
+                    result.request_headers = http2::sent_headers(&result.request_headers);
+                }
                 let set_cookies: Vec<String> = incoming
                     .headers()
                     .filter(|(n, _)| n.eq_ignore_ascii_case("Set-Cookie"))
@@ -670,6 +719,7 @@ impl HttpSampler {
         if state.iteration != Some(iteration) {
             if reset && state.iteration.is_some() {
                 state.pool.clear();
+                state.h2.clear();
             }
             state.iteration = Some(iteration);
         }

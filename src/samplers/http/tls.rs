@@ -7,6 +7,9 @@
 //! `jmxr.https.verify_certificates=true` to check certificates against the Mozilla
 //! root store (webpki-roots) and the host name; a failure is then a failed sample with
 //! `javax.net.ssl.SSLHandshakeException`.
+//!
+//! ALPN offers `http/1.1` alone, or `h2` then `http/1.1` when the sampler wants HTTP/2
+//! ([`handshake_offering_h2`]); the server's choice decides which client speaks next.
 
 use std::io;
 use std::pin::Pin;
@@ -31,13 +34,32 @@ pub enum Stream {
     Tls(Box<TlsStream<TcpStream>>),
 }
 
-/// Runs the TLS handshake on `tcp` for `host`.
+/// Runs the TLS handshake on `tcp` for `host`, offering HTTP/1.1 only.
 pub async fn handshake(tcp: TcpStream, host: &str, verify: bool) -> io::Result<Stream> {
+    let tls = connect(tcp, host, config(verify, false)).await?;
+    Ok(Stream::Tls(Box::new(tls)))
+}
+
+/// Runs the TLS handshake on `tcp` for `host`, offering `h2` before `http/1.1`; also
+/// says whether the server chose `h2`.
+pub async fn handshake_offering_h2(
+    tcp: TcpStream,
+    host: &str,
+    verify: bool,
+) -> io::Result<(Stream, bool)> {
+    let tls = connect(tcp, host, config(verify, true)).await?;
+    let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
+    Ok((Stream::Tls(Box::new(tls)), h2))
+}
+
+async fn connect(
+    tcp: TcpStream,
+    host: &str,
+    config: Arc<ClientConfig>,
+) -> io::Result<TlsStream<TcpStream>> {
     let name = ServerName::try_from(host.to_string())
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    let connector = TlsConnector::from(config(verify));
-    let tls = connector.connect(name, tcp).await?;
-    Ok(Stream::Tls(Box::new(tls)))
+    TlsConnector::from(config).connect(name, tcp).await
 }
 
 fn provider() -> Arc<CryptoProvider> {
@@ -46,14 +68,14 @@ fn provider() -> Arc<CryptoProvider> {
 
 /// One client configuration per mode for the whole process (session resumption data
 /// lives in it, shared as JMeter shares its SSL context unless told otherwise).
-fn config(verify: bool) -> Arc<ClientConfig> {
-    static TRUST_ALL: OnceLock<Arc<ClientConfig>> = OnceLock::new();
-    static VERIFYING: OnceLock<Arc<ClientConfig>> = OnceLock::new();
-    let cell = if verify { &VERIFYING } else { &TRUST_ALL };
-    cell.get_or_init(|| Arc::new(build_config(verify))).clone()
+fn config(verify: bool, offer_h2: bool) -> Arc<ClientConfig> {
+    static CONFIGS: [OnceLock<Arc<ClientConfig>>; 4] = [const { OnceLock::new() }; 4];
+    let cell = &CONFIGS[usize::from(verify) * 2 + usize::from(offer_h2)];
+    cell.get_or_init(|| Arc::new(build_config(verify, offer_h2)))
+        .clone()
 }
 
-fn build_config(verify: bool) -> ClientConfig {
+fn build_config(verify: bool, offer_h2: bool) -> ClientConfig {
     let provider = provider();
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
@@ -69,7 +91,11 @@ fn build_config(verify: bool) -> ClientConfig {
             .with_custom_certificate_verifier(Arc::new(TrustAll(provider)))
             .with_no_client_auth()
     };
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    config.alpn_protocols = if offer_h2 {
+        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    } else {
+        vec![b"http/1.1".to_vec()]
+    };
     config
 }
 
