@@ -314,3 +314,39 @@ fn parallel_downloads_overlap_and_keep_the_sequential_results() {
         );
     }
 }
+
+/// A page whose frame holds an image.
+fn framed_site(request: &Request) -> Reply {
+    let html = |body: &str| {
+        let mut reply = Reply::ok(body);
+        reply.headers = vec![("Content-Type".into(), "text/html".into())];
+        reply
+    };
+    match request.target.as_str() {
+        "/framed.html" => html(r#"<iframe src="frame.html"></iframe>"#),
+        "/frame.html" => html(r#"<img src="img/f.png">"#),
+        _ => Reply::ok("PNG"),
+    }
+}
+
+#[test]
+fn parallel_downloads_keep_only_md5_when_asked() {
+    for (md5_only, images) in [(false, 1), (true, 0)] {
+        let server = serve(framed_site);
+        let jtl = run_fixture(
+            "http/parallel_md5.jmx",
+            &[
+                &format!("-Jport={}", server.port),
+                &format!("-Jhttpsampler.embedded_resources_use_md5={md5_only}"),
+            ],
+        );
+        assert_eq!(jtl.get(jtl.one("framed"), "success"), "true");
+        assert_eq!(server.requests_to("/frame.html").len(), 1);
+        // The frame's body is only its MD5 then: there is nothing to parse in it.
+        assert_eq!(
+            server.requests_to("/img/f.png").len(),
+            images,
+            "embedded_resources_use_md5={md5_only}"
+        );
+    }
+}

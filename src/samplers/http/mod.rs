@@ -67,6 +67,9 @@ struct UserHttp {
     jars: HashMap<String, cookies::Jar>,
     /// One cache per Cache Manager, keyed likewise.
     caches: HashMap<String, cache::Cache>,
+    /// Set in the copy of a user that downloads an embedded resource in parallel when
+    /// `httpsampler.embedded_resources_use_md5` is true: bodies keep only their MD5.
+    md5_only: bool,
 }
 
 /// The user's state for one manager (cookie jar, cache), made on first use; looked up
@@ -305,7 +308,9 @@ impl HttpSampler {
                     .map(|(_, v)| v.to_string())
                     .collect();
                 response::fill(&mut result, incoming);
-                if self.spec.md5 {
+                let md5_only =
+                    self.embedded.is_some() && cx.user.slot(HTTP_SLOT, UserHttp::default).md5_only;
+                if self.spec.md5 || md5_only {
                     result.response_data = auth::md5_hex(&result.response_data).into_bytes();
                 }
                 self.store_cookies(cx, hop.url, &set_cookies);

@@ -10,6 +10,9 @@
 //!   HttpClient's connection manager shared by the download threads does;
 //! * the results are added to the container in the order of the URL list, not in the
 //!   order they completed, so the sub-results are those of a sequential download.
+//! * with `httpsampler.embedded_resources_use_md5` the downloads keep only the MD5 of
+//!   each body (so a frame fetched that way has no resources of its own), as JMeter
+//!   sets "Use MD5" on its copies of the sampler.
 //!
 //! Here a download is a copy of the virtual user's state ([`UserState`]) holding the
 //! lent HTTP state; the downloads run as futures of the user's own task.
@@ -53,6 +56,12 @@ impl HttpSampler {
         limit: usize,
     ) -> Vec<SampleResult> {
         let local = self.source_address(cx).await.ok().flatten();
+        let md5_only = cx
+            .user
+            .run
+            .props
+            .get("httpsampler.embedded_resources_use_md5")
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
         let mut downloads: Vec<UserState> = urls
             .iter()
             .map(|url| {
@@ -62,6 +71,7 @@ impl HttpSampler {
                     iteration: parent.iteration,
                     jars: parent.jars.clone(),
                     caches: parent.caches.clone(),
+                    md5_only: md5_only || parent.md5_only,
                 };
                 let mut download = copy_of_user(cx.user);
                 *download.slot(HTTP_SLOT, UserHttp::default) = lent;
