@@ -140,9 +140,9 @@ const HTTP: &str = "HTTP support is planned (issue 3)";
 const HTTP_SAMPLER: &str = "HTTP/1.1 and HTTPS (any certificate trusted, as in JMeter; \
 jmxr.https.verify_certificates=true checks them) with per-user keep-alive, redirects, \
 gzip/deflate/brotli, multipart, file: URLs, Use MD5, embedded resources (HTML and CSS, \
-nested frames, URL filters; fetched one after another even when parallel downloads are \
-set); HTTP/2 over TLS where the server offers it in ALPN when the run sets \
-jmxr.http.http2=true (see docs/http2.md)";
+nested frames, URL filters, parallel downloads with their pool size), source address \
+(ipSource: address, host name or interface); HTTP/2 over TLS where the server offers it in \
+ALPN when the run sets jmxr.http.http2=true (see docs/http2.md)";
 const BZM_HTTP2: &str = "runs as an HTTP Request over HTTP/2 where the server offers it in \
 ALPN, else HTTP/1.1 (see docs/http2.md); no server push, h2c or prioritisation";
 const DATA: &str = "planned with test data, extractors and assertions (issue 4)";
@@ -269,7 +269,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "CookieManager" => Config Supported "HTTP Cookie Manager" "per-user jar, standard policy (and ignoreCookies), clearEachIteration or controlledByThreadGroup, user-defined cookies; other policies behave as standard";
     "CacheManager" => Config Supported "HTTP Cache Manager" "per user: validators (If-Modified-Since, If-None-Match), Cache-Control/Expires freshness, Vary, max size, clear each iteration; a fresh GET makes no sample unless cache_manager.cached_resource_mode says otherwise. Clearing each iteration clears that user's cache only (JMeter clears every thread's)";
     "AuthManager" => Config Supported "HTTP Authorization Manager" "the first entry whose URL prefixes the request: Basic sent pre-emptively, Digest (MD5, qop=auth) in answer to the 401 challenge; Kerberos is not supported (a warning says so)";
-    "DNSCacheManager" => Config Supported "DNS Cache Manager" "the custom resolver's static host table; its DNS servers are not queried (names outside the table use the system resolver, with a warning)";
+    "DNSCacheManager" => Config Supported "DNS Cache Manager" "per-user cache (cleared each iteration when set); the custom resolver's static host table and DNS servers (host, host:port or [IPv6]:port; A records over UDP, CNAMEs followed; as in JMeter, literal IP addresses are asked too); names are looked up as given, without the system's search domains";
     "KeystoreConfig" => Config Unsupported "Keystore Configuration" HTTP;
     "JDBCDataSource" => Config Unsupported "JDBC Connection Configuration" PROTO;
     "BoltConnectionElement" => Config Unsupported "Bolt Connection Configuration" PROTO;

@@ -70,7 +70,7 @@ struct Entry {
 }
 
 /// One user's cache for one manager.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Cache {
     entries: HashMap<String, Entry>,
     /// Insertion order, for the size bound.
@@ -83,6 +83,17 @@ impl Cache {
     pub fn clear(&mut self) {
         self.entries.clear();
         self.order.clear();
+    }
+
+    /// Takes the entries of `other` (a copy of this cache used by a parallel download):
+    /// the downloads share one cache in JMeter, so what they stored is kept.
+    pub fn absorb(&mut self, other: Cache, max_size: usize) {
+        let mut other = other;
+        for key in other.order {
+            if let Some(entry) = other.entries.remove(&key) {
+                self.put(key, entry, max_size);
+            }
+        }
     }
 
     /// Stores or replaces `key`'s entry; the oldest keys go beyond `max_size`.

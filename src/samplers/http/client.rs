@@ -7,17 +7,24 @@
 //! reused), first body byte (Latency; after the head when the body is empty; 0 when the
 //! response has no body at all, as HttpClient never reads one) and end.
 //!
+//! New connections resolve the host through [`dns`] (the DNS Cache Manager's per-user
+//! cache and servers, else the system resolver) and, with a source address
+//! (`HTTPSampler.ipSource`), are bound to it before connecting; as in HttpClient, the
+//! source address is part of what a kept-alive connection is reused for.
+//!
 //! A kept-alive connection the server has closed in the meantime is detected when the
 //! request gets no answer; the request is then sent once more on a new connection, as
 //! HttpClient's stale-connection check avoids the error in the first place.
 
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 
+use super::dns::{self, DnsCache, DnsManagerSpec};
 use super::tls::{self, Stream};
 use super::url::Url;
 
@@ -52,32 +59,75 @@ struct Conn {
     buf: Vec<u8>,
 }
 
-/// Which origin a connection talks to.
+/// Which origin a connection talks to, from which local address.
 #[derive(PartialEq, Eq)]
 struct ConnKey {
     https: bool,
     host: String,
     port: u16,
+    local: Option<IpAddr>,
 }
 
 impl ConnKey {
-    fn matches(&self, url: &Url) -> bool {
+    fn matches(&self, url: &Url, local: Option<IpAddr>) -> bool {
         self.port == url.effective_port()
             && self.https == (url.scheme == "https")
             && self.host == url.host
+            && self.local == local
     }
 }
 
-/// The kept-alive connections of one virtual user.
+/// The connection state of one virtual user: kept-alive connections and, as
+/// HttpClient's per-thread connection manager holds the DNS resolver, the user's DNS
+/// Cache Manager caches.
 #[derive(Default)]
 pub struct Pool {
     idle: Vec<Conn>,
+    /// One cache per DNS Cache Manager, keyed by the manager's location in the plan.
+    dns: HashMap<String, DnsCache>,
+    /// The thread-group iteration the DNS caches were last used in.
+    dns_iteration: Option<u64>,
 }
 
 impl Pool {
     /// Closes every kept-alive connection (a new user identity on a new iteration).
     pub fn clear(&mut self) {
         self.idle.clear();
+    }
+
+    /// The user's cache for the manager, cleared at a new iteration when the manager asks.
+    pub fn dns_cache(&mut self, manager: &DnsManagerSpec, iteration: u64) -> &mut DnsCache {
+        if self.dns_iteration != Some(iteration) {
+            if manager.clear_each_iteration {
+                if let Some(cache) = self.dns.get_mut(&manager.key) {
+                    cache.clear();
+                }
+            }
+            self.dns_iteration = Some(iteration);
+        }
+        self.dns.entry(manager.key.clone()).or_default()
+    }
+
+    /// A pool for one parallel download of `url`: one idle connection to its origin, if
+    /// the user has one, and copies of the DNS caches.
+    pub fn lend_for(&mut self, url: &Url, local: Option<IpAddr>) -> Pool {
+        let mut lent = Pool {
+            idle: Vec::new(),
+            dns: self.dns.clone(),
+            dns_iteration: self.dns_iteration,
+        };
+        if let Some(pos) = self.idle.iter().position(|c| c.key.matches(url, local)) {
+            lent.idle.push(self.idle.remove(pos));
+        }
+        lent
+    }
+
+    /// Takes back a lent pool: its kept-alive connections and what its DNS caches learnt.
+    pub fn give_back(&mut self, lent: Pool) {
+        self.idle.extend(lent.idle);
+        for (key, cache) in lent.dns {
+            self.dns.entry(key).or_default().absorb(cache);
+        }
     }
 }
 
@@ -93,8 +143,10 @@ pub struct Outgoing<'a> {
     pub read_timeout: Option<Duration>,
     /// HTTPS: check certificates (off by default, as in JMeter).
     pub verify_certificates: bool,
-    /// Static host table of a DNS Cache Manager: host → address (or another name).
-    pub static_hosts: &'a [(String, String)],
+    /// The DNS Cache Manager in scope, if any.
+    pub dns: Option<&'a DnsManagerSpec>,
+    /// The source address to bind new connections to (`HTTPSampler.ipSource`).
+    pub local_address: Option<IpAddr>,
 }
 
 /// What came back, with the measurements.
@@ -172,7 +224,11 @@ pub async fn exchange(
     out: &Outgoing<'_>,
     started: Instant,
 ) -> Result<Incoming, TransportError> {
-    if let Some(pos) = pool.idle.iter().position(|c| c.key.matches(out.url)) {
+    if let Some(pos) = pool
+        .idle
+        .iter()
+        .position(|c| c.key.matches(out.url, out.local_address))
+    {
         let mut conn = pool.idle.swap_remove(pos);
         match send_and_read(&mut conn, out, started, 0).await {
             Ok((incoming, reusable)) => {
@@ -185,8 +241,7 @@ pub async fn exchange(
             Err(Attempt::Failed(err)) => return Err(err),
         }
     }
-    let tcp = connect(out.url, out.connect_timeout, out.static_hosts).await?;
-    let _ = tcp.set_nodelay(true);
+    let tcp = connect_with_user_dns(pool, out).await?;
     let stream = if out.url.scheme == "https" {
         let host = out.url.host.trim_start_matches('[').trim_end_matches(']');
         tls::handshake(tcp, host, out.verify_certificates)
@@ -200,6 +255,23 @@ pub async fn exchange(
     // Connect covers DNS, TCP and the TLS handshake, as HttpClient's connect does.
     let connect_ms = millis_since(started);
     exchange_on_new(pool, stream, out, started, connect_ms).await
+}
+
+/// Opens a TCP connection for `out`, names resolved through the user's DNS cache of the
+/// plan's DNS Cache Manager when there is one.
+pub(super) async fn connect_with_user_dns(
+    pool: &mut Pool,
+    out: &Outgoing<'_>,
+) -> Result<TcpStream, TransportError> {
+    let mut resolver = dns::Resolver {
+        manager: out.dns,
+        cache: out
+            .dns
+            .map(|manager| pool.dns.entry(manager.key.clone()).or_default()),
+    };
+    let tcp = connect(out, &mut resolver).await?;
+    let _ = tcp.set_nodelay(true);
+    Ok(tcp)
 }
 
 /// Sends `out` on `stream`, a connection just opened (`connect_ms` after the sample's
@@ -216,6 +288,7 @@ pub(super) async fn exchange_on_new(
         https: out.url.scheme == "https",
         host: out.url.host.clone(),
         port: out.url.effective_port(),
+        local: out.local_address,
     };
     let mut conn = Conn {
         key,
@@ -245,37 +318,30 @@ pub(super) fn millis_since(started: Instant) -> i64 {
     i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX)
 }
 
-/// Resolves and connects, trying each address in turn.
-pub(super) async fn connect(
-    url: &Url,
-    timeout: Option<Duration>,
-    static_hosts: &[(String, String)],
+/// Resolves and connects, trying each address in turn, from the source address if set.
+async fn connect(
+    out: &Outgoing<'_>,
+    resolver: &mut dns::Resolver<'_>,
 ) -> Result<TcpStream, TransportError> {
+    let url = out.url;
     let port = url.effective_port();
     let host = url.host.trim_start_matches('[').trim_end_matches(']');
-    let lookup = static_hosts
-        .iter()
-        .find(|(name, _)| name.eq_ignore_ascii_case(host))
-        .map_or(host, |(_, address)| address.as_str());
-    let addrs: Vec<SocketAddr> = match tokio::net::lookup_host((lookup, port)).await {
-        Ok(addrs) => addrs.collect(),
-        Err(_) => Vec::new(),
-    };
-    if addrs.is_empty() {
+    let ips = resolver.resolve(host, port).await?;
+    if ips.is_empty() {
         return Err(TransportError::new(
             "java.net.UnknownHostException",
             format!("{host}: Name or service not known"),
         ));
     }
-    let listed: Vec<String> = addrs
+    let listed: Vec<String> = ips
         .iter()
-        .map(|a| format!("{host}/{}", java_ip(a.ip())))
+        .map(|ip| format!("{host}/{}", java_ip(*ip)))
         .collect();
     let prefix = format!("Connect to {host}:{port} [{}] failed: ", listed.join(", "));
     let mut last = None;
-    for addr in &addrs {
-        let attempt = TcpStream::connect(addr);
-        let result = match timeout {
+    for ip in &ips {
+        let attempt = connect_one(SocketAddr::new(*ip, port), out.local_address);
+        let result = match out.connect_timeout {
             Some(limit) => match tokio::time::timeout(limit, attempt).await {
                 Ok(result) => result,
                 Err(_) => {
@@ -289,7 +355,9 @@ pub(super) async fn connect(
         };
         match result {
             Ok(stream) => return Ok(stream),
-            Err(err) => last = Some(err),
+            // Java's bind fails before any connect and ends the attempt at once.
+            Err(Connecting::Bind(err)) => return Err(bind_error(&err)),
+            Err(Connecting::Connect(err)) => last = Some(err),
         }
     }
     let reason = match last.map(|e| e.kind()) {
@@ -300,6 +368,43 @@ pub(super) async fn connect(
         "org.apache.http.conn.HttpHostConnectException",
         format!("{prefix}{reason}"),
     ))
+}
+
+/// Why one connection attempt failed.
+enum Connecting {
+    Bind(std::io::Error),
+    Connect(std::io::Error),
+}
+
+/// Connects to `addr`, first binding to `local` when a source address is set.
+async fn connect_one(addr: SocketAddr, local: Option<IpAddr>) -> Result<TcpStream, Connecting> {
+    let Some(local) = local else {
+        return TcpStream::connect(addr).await.map_err(Connecting::Connect);
+    };
+    let socket = if local.is_ipv4() {
+        TcpSocket::new_v4()
+    } else {
+        TcpSocket::new_v6()
+    }
+    .map_err(Connecting::Bind)?;
+    socket
+        .bind(SocketAddr::new(local, 0))
+        .map_err(Connecting::Bind)?;
+    socket.connect(addr).await.map_err(Connecting::Connect)
+}
+
+/// `java.net.BindException` with the system's reason, as Java words it.
+fn bind_error(err: &std::io::Error) -> TransportError {
+    TransportError::new("java.net.BindException", os_reason(err))
+}
+
+/// The system's text for an I/O error without Rust's "(os error N)" suffix.
+fn os_reason(err: &std::io::Error) -> String {
+    let text = err.to_string();
+    match text.rfind(" (os error") {
+        Some(cut) => text[..cut].to_string(),
+        None => text,
+    }
 }
 
 /// An IP address as Java's `InetAddress.getHostAddress` writes it (IPv6 uncompressed).

@@ -11,6 +11,7 @@
 //! * Cookie Manager: only one is used, and JMeter ends up with the **outermost** one.
 
 use super::cache::CacheManagerSpec;
+use super::dns::DnsManagerSpec;
 use crate::expr::Template;
 use crate::jmx::{Element, Property};
 use crate::plan::BuildContext;
@@ -103,14 +104,22 @@ pub struct HttpSpec {
     pub headers: Vec<(String, Template)>,
     pub cookie_manager: Option<CookieManagerSpec>,
     pub auth: Vec<AuthEntry>,
-    /// DNS Cache Manager's static host table (custom resolver only): host → address.
-    pub static_hosts: Vec<(String, String)>,
+    /// The DNS Cache Manager in scope: per-user cache, static hosts and DNS servers.
+    pub dns_manager: Option<DnsManagerSpec>,
+    /// `HTTPSampler.ipSource`: the local address (or interface) requests are sent from.
+    pub ip_source: Template,
+    /// `HTTPSampler.ipSourceType`: 0 IP/hostname, 1 device, 2 device IPv4, 3 device IPv6.
+    pub ip_source_type: u8,
     pub cache_manager: Option<CacheManagerSpec>,
     /// `HTTPSampler.image_parser`: retrieve all embedded resources.
     pub embedded_resources: bool,
     /// `HTTPSampler.embedded_url_re` and `HTTPSampler.embedded_url_exclude_re`.
     pub embedded_allow: String,
     pub embedded_exclude: String,
+    /// `HTTPSampler.concurrentDwn`: fetch embedded resources in parallel.
+    pub concurrent_download: bool,
+    /// `HTTPSampler.concurrentPool`: how many at most at once.
+    pub concurrent_pool: Template,
 }
 
 /// Reads the sampler and merges the config elements that apply to it.
@@ -168,6 +177,16 @@ pub fn read(cx: &mut BuildContext<'_>, configs: &[&Element]) -> HttpSpec {
     };
     let embedded_allow = merged_text(cx, "HTTPSampler.embedded_url_re");
     let embedded_exclude = merged_text(cx, "HTTPSampler.embedded_url_exclude_re");
+    let concurrent_download = defaults_flag(cx, "HTTPSampler.concurrentDwn");
+    let ip_source_type = cx
+        .raw("HTTPSampler.ipSourceType")
+        .or_else(|| {
+            defaults
+                .iter()
+                .find_map(|d| d.str_prop("HTTPSampler.ipSourceType"))
+        })
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0);
     HttpSpec {
         domain: text(cx, "HTTPSampler.domain"),
         port: text(cx, "HTTPSampler.port"),
@@ -190,11 +209,15 @@ pub fn read(cx: &mut BuildContext<'_>, configs: &[&Element]) -> HttpSpec {
         headers: merge_headers(cx, &configs),
         cookie_manager: cookie_manager(cx, &configs),
         auth: auth_entries(cx, &configs),
-        static_hosts: static_hosts(cx, &configs),
+        dns_manager: dns_manager(cx, &configs),
+        ip_source: text(cx, "HTTPSampler.ipSource"),
+        ip_source_type,
         cache_manager: cache_manager(&configs),
         embedded_resources,
         embedded_allow,
         embedded_exclude,
+        concurrent_download,
+        concurrent_pool: text(cx, "HTTPSampler.concurrentPool"),
     }
 }
 
@@ -355,27 +378,27 @@ fn auth_entries(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Vec<AuthEntr
     entries
 }
 
-/// The outermost DNS Cache Manager's static hosts, when it uses the custom resolver.
-/// Its DNS servers are not queried: names outside the table use the system resolver.
-fn static_hosts(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Vec<(String, String)> {
-    let Some(manager) = configs.iter().rev().find(|c| {
+/// The outermost DNS Cache Manager in scope (only one is used, as for the other managers).
+fn dns_manager(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Option<DnsManagerSpec> {
+    let manager = configs.iter().rev().find(|c| {
         short_gui(c) == "DNSCachePanel" || c.class.rsplit('.').next() == Some("DNSCacheManager")
-    }) else {
-        return Vec::new();
+    })?;
+    let flag = |name: &str| {
+        manager
+            .str_prop(name)
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("true"))
     };
-    let custom = manager
-        .str_prop("DNSCacheManager.isCustomResolver")
-        .is_some_and(|t| t.trim().eq_ignore_ascii_case("true"));
-    if !custom {
-        return Vec::new();
-    }
-    if manager
+    let servers = manager
         .prop("DNSCacheManager.servers")
-        .is_some_and(|p| !p.children().is_empty())
-    {
-        cx.warn("DNS Cache Manager servers are not queried; names outside its static host table use the system resolver");
-    }
-    manager
+        .map(|list| {
+            list.children()
+                .iter()
+                .filter_map(Property::as_str)
+                .map(|server| cx.compile(server))
+                .collect()
+        })
+        .unwrap_or_default();
+    let static_hosts = manager
         .prop("DNSCacheManager.hosts")
         .map(|list| {
             list.children()
@@ -387,5 +410,12 @@ fn static_hosts(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Vec<(String,
                 })
                 .collect()
         })
-        .unwrap_or_default()
+        .unwrap_or_default();
+    Some(DnsManagerSpec {
+        key: manager.location(),
+        clear_each_iteration: flag("DNSCacheManager.clearEachIteration"),
+        custom: flag("DNSCacheManager.isCustomResolver"),
+        servers,
+        static_hosts,
+    })
 }

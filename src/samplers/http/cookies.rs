@@ -25,7 +25,7 @@ struct Cookie {
 }
 
 /// The cookies one user holds for one Cookie Manager.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Jar {
     cookies: Vec<Cookie>,
     /// The thread-group iteration the jar was last used in (for clearEachIteration).
@@ -59,6 +59,14 @@ impl Jar {
             !(c.name == cookie.name && c.domain == cookie.domain && c.path == cookie.path)
         });
         self.cookies.push(cookie);
+    }
+
+    /// Adds every cookie of `other` (a copy of this jar used by a parallel download),
+    /// replacing those of the same name, domain and path, as JMeter's `CookieManager.add`.
+    pub fn absorb(&mut self, other: &Jar) {
+        for cookie in &other.cookies {
+            self.put(cookie.clone());
+        }
     }
 
     /// Stores the cookies of a response received from `url`.

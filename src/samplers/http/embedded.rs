@@ -11,7 +11,9 @@
 //!   the sampler's "URLs must match" and "URLs must not match" regular expressions
 //!   (whole-URL matches);
 //! * a failed resource fails the container, whose message lists the failures, unless
-//!   `httpsampler.ignore_failed_embedded_resources` is true.
+//!   `httpsampler.ignore_failed_embedded_resources` is true;
+//! * with parallel downloads the resources are fetched by [`super::parallel`], and added
+//!   in the same order.
 //!
 //! The parsers follow JMeter's default ones: [`html_resource_urls`] reads tags and
 //! attributes as the Lagarto-based parser does, [`css_resource_urls`] reads `url(...)`
@@ -174,14 +176,23 @@ impl HttpSampler {
                 .props
                 .get("httpsampler.ignore_failed_embedded_resources")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
-            for url in urls {
-                // A resource the Cache Manager holds is not fetched (and, by default, leaves
-                // no sub-result).
-                let resource = match self.answered_from_cache(cx, &url.to_string(), "GET") {
-                    Some(None) => continue,
-                    Some(Some(cached)) => cached,
-                    None => self.fetch_resource(cx, url, depth + 1).await,
-                };
+            let resources = match self.parallel_limit(cx) {
+                Some(limit) => self.fetch_all_in_parallel(cx, urls, depth, limit).await,
+                None => {
+                    let mut resources = Vec::with_capacity(urls.len());
+                    for url in urls {
+                        // A resource the Cache Manager holds is not fetched (and, by
+                        // default, leaves no sub-result).
+                        match self.answered_from_cache(cx, &url.to_string(), "GET") {
+                            Some(None) => {}
+                            Some(Some(cached)) => resources.push(cached),
+                            None => resources.push(self.fetch_resource(cx, url, depth + 1).await),
+                        }
+                    }
+                    resources
+                }
+            };
+            for resource in resources {
                 let ok = resource.success;
                 add_child(&mut container, resource, true);
                 if !ok && !ignore_failures {
@@ -192,9 +203,40 @@ impl HttpSampler {
         })
     }
 
+    /// The resources of one page fetched in parallel: the Cache Manager answers first,
+    /// then the others are downloaded at most `limit` at once; in the order of `urls`.
+    async fn fetch_all_in_parallel(
+        &self,
+        cx: &mut SampleContext<'_>,
+        urls: Vec<Url>,
+        depth: usize,
+        limit: usize,
+    ) -> Vec<SampleResult> {
+        let mut answered: Vec<Option<SampleResult>> = Vec::with_capacity(urls.len());
+        let mut to_fetch = Vec::new();
+        for url in urls {
+            match self.answered_from_cache(cx, &url.to_string(), "GET") {
+                Some(None) => {}
+                Some(Some(cached)) => answered.push(Some(cached)),
+                None => {
+                    answered.push(None);
+                    to_fetch.push(url);
+                }
+            }
+        }
+        let mut fetched = self
+            .fetch_in_parallel(cx, to_fetch, depth + 1, limit)
+            .await
+            .into_iter();
+        answered
+            .into_iter()
+            .filter_map(|slot| slot.or_else(|| fetched.next()))
+            .collect()
+    }
+
     /// One embedded resource, sampled as the sampler samples its own URL: a GET with
     /// the same headers, cookies and redirect handling, and its own resources in turn.
-    async fn fetch_resource(
+    pub(super) async fn fetch_resource(
         &self,
         cx: &mut SampleContext<'_>,
         url: Url,

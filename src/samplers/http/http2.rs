@@ -117,8 +117,7 @@ pub async fn exchange(
             Err(Attempt::Failed(error)) => return Err(error),
         }
     }
-    let tcp = client::connect(out.url, out.connect_timeout, out.static_hosts).await?;
-    let _ = tcp.set_nodelay(true);
+    let tcp = client::connect_with_user_dns(pool, out).await?;
     let name = host.trim_start_matches('[').trim_end_matches(']');
     let (stream, h2) = tls::handshake_offering_h2(tcp, name, out.verify_certificates)
         .await
@@ -345,7 +344,8 @@ mod tests {
             connect_timeout: None,
             read_timeout: None,
             verify_certificates: false,
-            static_hosts: &[],
+            dns: None,
+            local_address: None,
         }
     }
 

@@ -15,11 +15,13 @@
 //! * [`embedded`] fetches the resources of HTML and CSS responses as sub-results when
 //!   "Retrieve All Embedded Resources" is on.
 //!
+//! * [`dns`] is the DNS Cache Manager (per-user cache, static hosts, DNS servers) and
+//!   [`source`] the source address (`ipSource`) new connections are bound to.
+//!
 //! HTTPS is in [`tls`] (any certificate trusted by default, as in JMeter). HTTP/2 is in
 //! [`http2`], used by the bzm HTTP/2 Sampler ([`bzm`] maps its properties) and by HTTP
 //! Requests when the run sets [`HTTP2_PROPERTY`]. Not done yet (reported by `jmxr check`
-//! through the registry notes): DNS servers of the DNS Cache Manager (its static hosts
-//! work), Kerberos.
+//! through the registry notes): Kerberos.
 
 mod auth;
 mod bzm;
@@ -27,12 +29,15 @@ mod cache;
 mod client;
 mod config;
 mod cookies;
+mod dns;
 mod embedded;
 mod file;
 mod http2;
+mod parallel;
 mod redirects;
 mod request;
 mod response;
+mod source;
 mod tls;
 mod url;
 
@@ -73,6 +78,9 @@ struct UserHttp {
     jars: HashMap<String, cookies::Jar>,
     /// One cache per Cache Manager, keyed likewise.
     caches: HashMap<String, cache::Cache>,
+    /// Set in the copy of a user that downloads an embedded resource in parallel when
+    /// `httpsampler.embedded_resources_use_md5` is true: bodies keep only their MD5.
+    md5_only: bool,
 }
 
 impl UserHttp {
@@ -341,6 +349,15 @@ impl HttpSampler {
             Some(fixed) => fixed,
             None => self.timeouts(cx, &label),
         };
+        let local_address = match self.source_address(cx).await {
+            Ok(local) => local,
+            Err(error) => {
+                result.start_time = wall_clock_ms();
+                result.end_time = result.start_time;
+                response::fill_error(&mut result, &error);
+                return result;
+            }
+        };
         let mut out = Outgoing {
             url: hop.url,
             method: hop.method,
@@ -350,7 +367,8 @@ impl HttpSampler {
             connect_timeout,
             read_timeout,
             verify_certificates: hop.url.scheme == "https" && verify_certificates(cx),
-            static_hosts: &self.spec.static_hosts,
+            dns: self.spec.dns_manager.as_ref(),
+            local_address,
         };
         self.reset_connections_for_a_new_user(cx);
         let start_ms = wall_clock_ms();
@@ -382,7 +400,9 @@ impl HttpSampler {
                     .map(|(_, v)| v.to_string())
                     .collect();
                 response::fill(&mut result, incoming);
-                if self.spec.md5 {
+                let md5_only =
+                    self.embedded.is_some() && cx.user.slot(HTTP_SLOT, UserHttp::default).md5_only;
+                if self.spec.md5 || md5_only {
                     result.response_data = auth::md5_hex(&result.response_data).into_bytes();
                 }
                 self.store_cookies(cx, hop.url, &set_cookies);
@@ -394,6 +414,19 @@ impl HttpSampler {
             Err(error) => response::fill_error(&mut result, &error),
         }
         result
+    }
+
+    /// The source address of the request, when the sampler sets one.
+    async fn source_address(
+        &self,
+        cx: &mut SampleContext<'_>,
+    ) -> Result<Option<std::net::IpAddr>, TransportError> {
+        if self.spec.ip_source.as_literal() == Some("") {
+            return Ok(None);
+        }
+        let label = cx.label.clone();
+        let text = self.spec.ip_source.eval(&mut cx.user.eval(&label));
+        source::source_address(&text, self.spec.ip_source_type).await
     }
 
     /// Whether the sampler runs as JMeter's `Java` implementation (its own field, the
@@ -705,7 +738,9 @@ impl HttpSampler {
 
     /// When the thread group starts a new user each iteration, the connections of the
     /// previous iteration are closed (`httpclient.reset_state_on_thread_group_iteration`,
-    /// true unless set to false), as JMeter resets its HttpClient state.
+    /// true unless set to false), as JMeter resets its HttpClient state. The DNS Cache
+    /// Manager's cache of the user is cleared at a new iteration when the manager asks,
+    /// and its servers are read on the user's first request.
     fn reset_connections_for_a_new_user(&self, cx: &mut SampleContext<'_>) {
         let iteration = cx.user.iteration;
         let reset = !cx.user.same_user_on_next_iteration
@@ -722,6 +757,18 @@ impl HttpSampler {
                 state.h2.clear();
             }
             state.iteration = Some(iteration);
+        }
+        if let Some(manager) = &self.spec.dns_manager {
+            if state.pool.dns_cache(manager, iteration).needs_servers() {
+                let label = cx.label.clone();
+                let mut ev = cx.user.eval(&label);
+                let texts: Vec<String> = manager.servers.iter().map(|t| t.eval(&mut ev)).collect();
+                let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+                state
+                    .pool
+                    .dns_cache(manager, iteration)
+                    .set_servers(texts.iter().map(String::as_str));
+            }
         }
     }
 
