@@ -15,7 +15,7 @@ use fancy_regex::Regex;
 use serde_json::Value;
 
 use crate::expr::{EvalContext, Template};
-use crate::plan::extractors::{extracted_text, jsonpath::JsonPath};
+use crate::plan::extractors::{extracted_text, jsonpath::JsonPath, utf8_text};
 use crate::plan::{Assertion, BuildContext};
 use crate::results::{AssertionResult, SampleResult};
 
@@ -153,7 +153,7 @@ fn object_text(value: &Value) -> String {
 
 impl Assertion for JsonPathAssertion {
     fn apply(&self, result: &mut SampleResult, cx: &mut EvalContext<'_>) {
-        let body = String::from_utf8_lossy(&result.response_data);
+        let body = utf8_text(&result.response_data);
         let mut verdict = AssertionResult {
             name: self.name.clone(),
             ..AssertionResult::default()

@@ -17,7 +17,7 @@ use rand::Rng;
 
 use super::json_text::extracted_text;
 use super::jsonpath::JsonPath;
-use super::Scope;
+use super::{utf8_text, Scope};
 use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor};
@@ -148,7 +148,7 @@ impl JsonExtractor {
     ) -> Option<Vec<Cow<'r, str>>> {
         let texts = self
             .scope
-            .inputs(result, user, |r| String::from_utf8_lossy(&r.response_data));
+            .inputs(result, user, |r| utf8_text(&r.response_data));
         match self.scope {
             // An unset variable makes the extraction fail: the default is stored.
             Scope::Variable(_) if texts.is_empty() => None,

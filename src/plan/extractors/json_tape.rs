@@ -23,7 +23,7 @@ const MAX_DEPTH: u32 = 100;
 
 /// Objects up to this size are checked for duplicate names pairwise, larger ones
 /// through a set.
-const PAIRWISE_NAMES: usize = 32;
+const PAIRWISE_NAMES: usize = 16;
 
 pub struct Tape<'t> {
     text: &'t str,
@@ -60,6 +60,7 @@ impl<'t> Tape<'t> {
             bytes: text.as_bytes(),
             pos: 0,
             tokens: Vec::with_capacity(text.len() / 12 + 4),
+            names: Vec::new(),
         };
         builder.value(0)?;
         builder.skip_whitespace();
@@ -187,10 +188,22 @@ fn small_integer(text: &str) -> Option<Value> {
     text.parse::<i64>().ok().map(Value::from)
 }
 
+/// Whether an object's member names are distinct: with duplicates `serde_json` keeps
+/// the first position and the last value, which the index does not.
+fn unique(names: &[&[u8]]) -> bool {
+    if names.len() <= PAIRWISE_NAMES {
+        return (1..names.len()).all(|i| !names[..i].contains(&names[i]));
+    }
+    let mut seen = HashSet::with_capacity(names.len());
+    names.iter().all(|name| seen.insert(*name))
+}
+
 struct Builder<'t> {
     bytes: &'t [u8],
     pos: usize,
     tokens: Vec<Token>,
+    /// The member names of the objects being indexed, innermost last.
+    names: Vec<&'t [u8]>,
 }
 
 impl Builder<'_> {
@@ -242,7 +255,7 @@ impl Builder<'_> {
         if depth > MAX_DEPTH {
             return None;
         }
-        let first_member = self.tokens.len();
+        let first_name = self.names.len();
         self.pos += 1;
         self.skip_whitespace();
         if self.peek()? == b'}' {
@@ -259,6 +272,7 @@ impl Builder<'_> {
                 return None;
             }
             let key_end = self.pos - 1;
+            self.names.push(&self.bytes[key_start..key_end]);
             self.skip_whitespace();
             if self.peek()? != b':' {
                 return None;
@@ -279,31 +293,9 @@ impl Builder<'_> {
                 _ => return None,
             }
         }
-        self.unique_names(first_member).then_some(Kind::Object)
-    }
-
-    /// Whether the members from token `first` on have distinct names: with duplicates
-    /// `serde_json` keeps the first position and the last value, which the index does not.
-    fn unique_names(&self, first: usize) -> bool {
-        let members = || {
-            let end = self.tokens.len();
-            std::iter::successors((first < end).then_some(first), move |&at| {
-                let next = self.tokens[at].next as usize;
-                (next < end).then_some(next)
-            })
-            .map(|at| {
-                let token = self.tokens[at];
-                &self.bytes[token.key_start as usize..token.key_end as usize]
-            })
-        };
-        let count = members().count();
-        if count <= PAIRWISE_NAMES {
-            return members()
-                .enumerate()
-                .all(|(i, name)| !members().take(i).any(|other| other == name));
-        }
-        let mut seen = HashSet::with_capacity(count);
-        members().all(|name| seen.insert(name))
+        let unique = unique(&self.names[first_name..]);
+        self.names.truncate(first_name);
+        unique.then_some(Kind::Object)
     }
 
     fn array(&mut self, depth: u32) -> Option<Kind> {
@@ -335,11 +327,7 @@ impl Builder<'_> {
         self.pos += 1;
         let mut escaped = false;
         loop {
-            let rest = self.bytes.get(self.pos..)?;
-            let stop = rest
-                .iter()
-                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-            self.pos += stop;
+            self.pos = special_byte(self.bytes, self.pos)?;
             match self.bytes[self.pos] {
                 b'"' => {
                     self.pos += 1;
@@ -420,6 +408,31 @@ impl Builder<'_> {
         self.pos += word.len();
         Some(Kind::Other)
     }
+}
+
+/// The position of the first `"`, `\\` or control character from `at` on, looking at
+/// eight bytes at a time (the usual bit tricks: a byte's high bit is set in the mask
+/// when it equals the pattern or is below 0x20; the lowest such byte is exact).
+fn special_byte(bytes: &[u8], mut at: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    while let Some(chunk) = bytes.get(at..).and_then(|rest| rest.first_chunk::<8>()) {
+        let word = u64::from_le_bytes(*chunk);
+        let zero_in = |v: u64| v.wrapping_sub(ONES) & !v;
+        let quote = zero_in(word ^ (ONES * u64::from(b'"')));
+        let backslash = zero_in(word ^ (ONES * u64::from(b'\\')));
+        let control = word.wrapping_sub(ONES * 0x20) & !word;
+        let found = (quote | backslash | control) & HIGHS;
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    let rest = bytes.get(at..)?;
+    let offset = rest
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    Some(at + offset)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
-use super::Tape;
+use super::{special_byte, Tape};
 use crate::plan::extractors::extracted_text;
 use crate::plan::extractors::jsonpath::JsonPath;
 
@@ -239,5 +239,37 @@ fn mutated_documents_agree_with_the_full_tree() {
                 same_as_full_tree(&mutated, &paths);
             }
         }
+    }
+}
+
+#[test]
+fn large_objects_with_a_duplicate_name_are_left_to_the_full_tree() {
+    let members: Vec<String> = (0..40).map(|i| format!("\"k{i}\":{i}")).collect();
+    let distinct = format!("{{{}}}", members.join(","));
+    assert!(Tape::build(&distinct).is_some());
+    let duplicated = format!("{{{},\"k7\":0}}", members.join(","));
+    assert!(Tape::build(&duplicated).is_none());
+}
+
+#[test]
+fn special_bytes_are_found_eight_at_a_time_as_one_by_one() {
+    let mut rng = SmallRng::seed_from_u64(3);
+    let alphabet = [
+        b'a', b'"', b'\\', 0x1f, 0x20, 0x7f, 0x80, 0xff, b'!', 0x00, b'#', b'[',
+    ];
+    for _ in 0..5000 {
+        let len = rng.gen_range(0..40);
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| match rng.gen_range(0..4) {
+                0 => alphabet[rng.gen_range(0..alphabet.len())],
+                _ => b'x',
+            })
+            .collect();
+        let from = rng.gen_range(0..=len);
+        let naive = bytes[from..]
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+            .map(|i| from + i);
+        assert_eq!(special_byte(&bytes, from), naive, "{bytes:?} from {from}");
     }
 }

@@ -103,8 +103,8 @@ impl Field {
 
     pub fn input<'r>(&self, result: &'r SampleResult) -> Cow<'r, str> {
         match self {
-            Field::Body | Field::Document => String::from_utf8_lossy(&result.response_data),
-            Field::Unescaped => Cow::Owned(crate::expr::unescape_html4(&String::from_utf8_lossy(
+            Field::Body | Field::Document => utf8_text(&result.response_data),
+            Field::Unescaped => Cow::Owned(crate::expr::unescape_html4(&utf8_text(
                 &result.response_data,
             ))),
             Field::Headers => Cow::Borrowed(&result.response_headers),
@@ -169,6 +169,15 @@ fn push_children<'r>(
     for sub in &result.subresults {
         out.push(field(sub));
         push_children(sub, field, out);
+    }
+}
+
+/// `bytes` as text, invalid UTF-8 replaced: `String::from_utf8_lossy`, but a valid
+/// body (the usual case) is checked by `str::from_utf8`, several times faster on ASCII.
+pub fn utf8_text(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
     }
 }
 
