@@ -46,6 +46,7 @@ chmod 644 "$WORK/www/items.json"
 echo "response: $(curl -s "http://127.0.0.1:$PORT/items.json" | wc -c) bytes of JSON"
 
 cpu_per_sample() { # plan -> CPU microseconds per sample of one run (every sample must pass)
+  rm -f "$WORK/out.jtl" # -l appends, as JMeter's does
   /usr/bin/time -f "%U %S" -o "$WORK/time" "$ROOT/target/release/jmxr" -n -t "$1" \
     -l "$WORK/out.jtl" -Jthreads="$THREADS" -Jloops="$LOOPS" -Jport="$PORT" > /dev/null 2>&1
   local failed; failed=$(awk -F, 'NR > 1 && ($4 != 200 || $8 != "true")' "$WORK/out.jtl" | wc -l)
@@ -67,6 +68,7 @@ printf "CPU (user+sys) median: without extractors %.1f us/sample, with %.1f us/s
   "$off" "$on" "$(echo "($on - $off) * 100 / $off" | bc -l)"
 
 instructions() { # plan loops -> callgrind instruction count of the whole run
+  rm -f "$WORK/cg.jtl"
   valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" \
     "$ROOT/target/release/jmxr" -n -t "$1" -l "$WORK/cg.jtl" \
     -Jthreads=1 -Jloops="$2" -Jport="$PORT" > /dev/null 2>&1

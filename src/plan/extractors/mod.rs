@@ -1,8 +1,8 @@
 //! Post-processors (reference §10): the Regular Expression, Boundary, JSON, JSON
 //! JMESPath, XPath, XPath2 and CSS Selector Extractors (with JSONPath, JMESPath, XPath
-//! and CSS selector evaluators over `serde_json` values and an XML/HTML tree,
-//! `xml_dom`), which pull values out of a sample into variables, and the Debug
-//! PostProcessor.
+//! and CSS selector evaluators over `serde_json` values, a borrowed index of JSON text
+//! (`json_tape`) and an XML/HTML tree, `xml_dom`), which pull values out of a sample
+//! into variables, and the Debug PostProcessor.
 //!
 //! Each is built once at plan time (expressions compiled, a bad one reported with its
 //! location) and runs through [`PostProcessor`] after its sampler, before assertions.
