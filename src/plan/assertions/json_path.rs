@@ -15,7 +15,7 @@ use fancy_regex::Regex;
 use serde_json::Value;
 
 use crate::expr::{EvalContext, Template};
-use crate::plan::extractors::{extracted_text, jsonpath::JsonPath};
+use crate::plan::extractors::{extracted_text, jsonpath::JsonPath, utf8_text};
 use crate::plan::{Assertion, BuildContext};
 use crate::results::{AssertionResult, SampleResult};
 
@@ -73,17 +73,9 @@ impl JsonPathAssertion {
     /// JMeter's `doAssert`: `Err` holds the failure message.
     fn check(&self, body: &str, expected: &str) -> Result<(), String> {
         let path = self.path.as_ref().ok_or("invalid JSON path")?;
-        let document: Value =
-            serde_json::from_str(body).map_err(|e| format!("Invalid JSON: {e}"))?;
-        let found = path.select(&document);
-        let value = if path.is_definite() {
-            match found.into_iter().next() {
-                Some(value) => value.into_owned(),
-                None => return Err(path.not_found_message(&document)),
-            }
-        } else {
-            Value::Array(found.into_iter().map(|v| v.into_owned()).collect())
-        };
+        let value = path
+            .read_text(body)
+            .map_err(|e| format!("Invalid JSON: {e}"))??;
         if !self.validate {
             return match &value {
                 Value::Array(items) if items.is_empty() && !path.is_definite() => Err(format!(
@@ -161,7 +153,7 @@ fn object_text(value: &Value) -> String {
 
 impl Assertion for JsonPathAssertion {
     fn apply(&self, result: &mut SampleResult, cx: &mut EvalContext<'_>) {
-        let body = String::from_utf8_lossy(&result.response_data).into_owned();
+        let body = utf8_text(&result.response_data);
         let mut verdict = AssertionResult {
             name: self.name.clone(),
             ..AssertionResult::default()

@@ -12,6 +12,7 @@ use super::equals_diff::DiffStyle;
 use super::pattern::{Pattern, RegexUse};
 use super::{failure, passed, Check, Scope, RESPONSE_WAS_NULL};
 use crate::expr::{EvalContext, Properties, Template};
+use crate::plan::extractors::utf8_text;
 use crate::plan::{Assertion, BuildContext};
 use crate::results::{AssertionResult, SampleResult};
 
@@ -89,11 +90,14 @@ fn response_text<'s>(sample: &'s SampleResult, props: &Properties) -> Cow<'s, st
         sample.data_encoding.as_str()
     };
     let data = &sample.response_data;
-    match encoding.to_ascii_lowercase().as_str() {
-        "iso-8859-1" | "iso8859_1" | "latin1" | "us-ascii" | "ascii" => {
-            Cow::Owned(data.iter().map(|&b| char::from(b)).collect())
-        }
-        _ => String::from_utf8_lossy(data),
+    const SINGLE_BYTE: [&str; 5] = ["iso-8859-1", "iso8859_1", "latin1", "us-ascii", "ascii"];
+    if SINGLE_BYTE
+        .iter()
+        .any(|name| encoding.eq_ignore_ascii_case(name))
+    {
+        Cow::Owned(data.iter().map(|&b| char::from(b)).collect())
+    } else {
+        utf8_text(data)
     }
 }
 

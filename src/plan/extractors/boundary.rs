@@ -60,10 +60,20 @@ impl PostProcessor for BoundaryExtractor {
         let previous = take_match_count(user, &refname);
         let field = self.field;
         let inputs = self.scope.inputs(result, user, |r| field.input(r));
-        let mut matches: Vec<String> = inputs
-            .iter()
-            .flat_map(|input| extract(&left, &right, input))
-            .collect();
+        // Only the n-th match is kept for a positive n: the search stops there.
+        let limit = if number > 0 {
+            number as usize
+        } else {
+            usize::MAX
+        };
+        let mut matches: Vec<String> = Vec::new();
+        for input in &inputs {
+            let wanted = limit - matches.len();
+            matches.extend(extract(&left, &right, input, wanted));
+            if matches.len() >= limit {
+                break;
+            }
+        }
         let mut count = 0;
         if number > 0 {
             // JMeter keeps only the n-th match, then stores it when it is the only one.
@@ -93,8 +103,8 @@ impl PostProcessor for BoundaryExtractor {
     }
 }
 
-/// Every text between `left` and the next `right` in `input`.
-fn extract(left: &str, right: &str, input: &str) -> Vec<String> {
+/// The texts between `left` and the next `right` in `input`, the first `limit` of them.
+fn extract(left: &str, right: &str, input: &str, limit: usize) -> Vec<String> {
     if input.trim().is_empty() {
         return Vec::new();
     }
@@ -117,7 +127,10 @@ fn extract(left: &str, right: &str, input: &str) -> Vec<String> {
         return out;
     }
     let mut from = 0;
-    while let Some(found) = input[from..].find(left) {
+    while out.len() < limit {
+        let Some(found) = input[from..].find(left) else {
+            break;
+        };
         let start = from + found + left.len();
         match input[start..].find(right) {
             Some(end) => out.push(input[start..start + end].to_string()),
@@ -135,13 +148,20 @@ mod tests {
 
     #[test]
     fn boundaries_find_every_overlapping_match_and_edge_cases() {
-        assert_eq!(extract("<b>", "</b>", "<b>1</b><b>2</b>"), ["1", "2"]);
-        assert_eq!(extract("a", "a", "xaaya"), ["", "y"]);
-        assert_eq!(extract("", "", "whole"), ["whole"]);
-        assert_eq!(extract("", ";", "k=v;x"), ["k=v"]);
-        assert_eq!(extract("k=", "", "k=v;x"), ["v;x"]);
-        assert!(extract("<", ">", "   ").is_empty());
-        assert!(extract("", "?", "no").is_empty());
+        assert_eq!(
+            extract("<b>", "</b>", "<b>1</b><b>2</b>", usize::MAX),
+            ["1", "2"]
+        );
+        assert_eq!(extract("a", "a", "xaaya", usize::MAX), ["", "y"]);
+        assert_eq!(extract("", "", "whole", usize::MAX), ["whole"]);
+        assert_eq!(extract("", ";", "k=v;x", usize::MAX), ["k=v"]);
+        assert_eq!(extract("k=", "", "k=v;x", usize::MAX), ["v;x"]);
+        assert!(extract("<", ">", "   ", usize::MAX).is_empty());
+        assert!(extract("", "?", "no", usize::MAX).is_empty());
+        assert_eq!(
+            extract("<b>", "</b>", "<b>1</b><b>2</b><b>3</b>", 2),
+            ["1", "2"]
+        );
     }
 
     #[test]

@@ -11,12 +11,13 @@
 //! as `name_1..name_n` (and `name_ALL` joined by `,` with "compute concatenation").
 //! A response that is not JSON stores the default.
 
+use std::borrow::Cow;
+
 use rand::Rng;
-use serde_json::Value;
 
 use super::json_text::extracted_text;
 use super::jsonpath::JsonPath;
-use super::Scope;
+use super::{utf8_text, Scope};
 use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor};
@@ -81,8 +82,9 @@ impl JsonExtractor {
     }
 
     /// The values of `path` in every response; `None` when one is not JSON. A path of
-    /// plain names and indexes is read without building the document.
-    fn extract(responses: &[String], path: &JsonPath) -> Option<Vec<Option<String>>> {
+    /// plain names and indexes is read in one pass, others over the document's index
+    /// (`JsonPath::select_text`): neither builds the whole document.
+    fn extract(responses: &[Cow<'_, str>], path: &JsonPath) -> Option<Vec<Option<String>>> {
         let mut out = Vec::new();
         let keys = path.stream_keys();
         for response in responses {
@@ -92,10 +94,7 @@ impl JsonExtractor {
                         out.push(extracted_text(&value));
                     }
                 }
-                None => {
-                    let document: Value = serde_json::from_str(response).ok()?;
-                    out.extend(path.select(&document).iter().map(|v| extracted_text(v)));
-                }
+                None => out.extend(path.select_text(response)?.iter().map(extracted_text)),
             }
         }
         Some(out)
@@ -140,22 +139,21 @@ impl JsonExtractor {
         }
     }
 
-    /// The texts in scope: non-blank response bodies, or the scope variable.
-    fn responses(&self, result: &SampleResult, user: &mut UserState) -> Option<Vec<String>> {
+    /// The texts in scope: non-blank response bodies (borrowed when they are UTF-8),
+    /// or the scope variable.
+    fn responses<'r>(
+        &self,
+        result: &'r SampleResult,
+        user: &mut UserState,
+    ) -> Option<Vec<Cow<'r, str>>> {
         let texts = self
             .scope
-            .inputs(result, user, |r| String::from_utf8_lossy(&r.response_data));
+            .inputs(result, user, |r| utf8_text(&r.response_data));
         match self.scope {
             // An unset variable makes the extraction fail: the default is stored.
             Scope::Variable(_) if texts.is_empty() => None,
-            Scope::Variable(_) => Some(texts.into_iter().map(|t| t.into_owned()).collect()),
-            _ => Some(
-                texts
-                    .into_iter()
-                    .filter(|t| !t.trim().is_empty())
-                    .map(|t| t.into_owned())
-                    .collect(),
-            ),
+            Scope::Variable(_) => Some(texts),
+            _ => Some(texts.into_iter().filter(|t| !t.trim().is_empty()).collect()),
         }
     }
 }
@@ -191,8 +189,8 @@ impl PostProcessor for JsonExtractor {
             };
             clear_old(user, name);
             let compiled = match &self.compiled {
-                Some(paths) => paths.get(i).cloned(),
-                None => JsonPath::compile(expression).ok(),
+                Some(paths) => paths.get(i).map(Cow::Borrowed),
+                None => JsonPath::compile(expression).ok().map(Cow::Owned),
             };
             let values = match (&responses, compiled) {
                 (Some(responses), _) if responses.is_empty() => {

@@ -5,16 +5,19 @@
 //! `nin`, existence, `!`, parentheses) and a trailing function `length()`, `size()`,
 //! `min()`, `max()`, `avg()`, `sum()`.
 //!
-//! A path is compiled once ([`JsonPath::compile`]); evaluation walks a parsed
-//! `serde_json::Value`. A missing property or index simply contributes nothing, which
-//! gives Jayway's results both for definite paths (no match) and indefinite ones
-//! (missing leaves skipped).
+//! A path is compiled once ([`JsonPath::compile`]); evaluation walks any [`Node`]: a
+//! parsed `serde_json::Value`, or the cheaper index of `json_tape`, which
+//! [`JsonPath::select_text`] uses when it can. A missing property or index simply
+//! contributes nothing, which gives Jayway's results both for definite paths (no match)
+//! and indefinite ones (missing leaves skipped).
 
 use std::borrow::Cow;
 
 use serde_json::Value;
 
+use super::json_tape::Tape;
 use super::jsonpath_filter::{parse_filter, Filter};
+use super::jsonpath_node::Node;
 use super::jsonpath_stream::Key;
 
 /// A compiled path.
@@ -89,8 +92,8 @@ impl JsonPath {
 
     /// Jayway's message when this definite path finds nothing in `root`: a missing leaf
     /// names the whole path, a missing step on the way names the path up to it.
-    pub fn not_found_message(&self, root: &Value) -> String {
-        let mut current: Vec<&Value> = vec![root];
+    pub fn not_found_message<'v, N: Node<'v>>(&self, root: N) -> String {
+        let mut current: Vec<N> = vec![root];
         for (i, step) in self.steps.iter().enumerate() {
             let mut next = Vec::new();
             for value in current {
@@ -155,32 +158,88 @@ impl JsonPath {
     }
 
     /// The values the path selects in `root`, in document order.
-    pub fn select<'v>(&self, root: &'v Value) -> Vec<Cow<'v, Value>> {
-        let mut current: Vec<&'v Value> = vec![root];
-        for step in &self.steps {
-            let mut next = Vec::new();
-            for value in current {
-                if step.deep {
-                    deep_apply(&step.selector, value, root, &mut next);
-                } else {
-                    apply(&step.selector, value, root, &mut next);
-                }
-            }
-            current = next;
-        }
+    pub fn select<'v, N: Node<'v>>(&self, root: N) -> Vec<Cow<'v, Value>> {
+        let nodes = self.nodes(root, root);
         match self.function {
-            None => current.into_iter().map(Cow::Borrowed).collect(),
-            Some(f) => current
+            None => nodes.into_iter().map(N::value).collect(),
+            Some(f) => nodes
                 .into_iter()
-                .filter_map(|v| call(f, v))
+                .filter_map(|v| call(f, &v.value()))
                 .map(Cow::Owned)
                 .collect(),
         }
     }
 
+    /// The values the path selects in the JSON `text`, `None` when it is not JSON. The
+    /// document is indexed rather than parsed when [`Tape`] can; only the values the
+    /// path selects or a filter compares are then built.
+    pub fn select_text(&self, text: &str) -> Option<Vec<Value>> {
+        let owned = |values: Vec<Cow<'_, Value>>| values.into_iter().map(Cow::into_owned).collect();
+        match Tape::build(text) {
+            Some(tape) => Some(owned(self.select(tape.root()))),
+            None => {
+                let document: Value = serde_json::from_str(text).ok()?;
+                Some(owned(self.select(&document)))
+            }
+        }
+    }
+
+    /// Jayway's `JsonPath.read` of the JSON `text`: a definite path's value (`Err` with
+    /// Jayway's message when it is missing), or the array of what an indefinite path
+    /// found. The outer `Err` is `serde_json`'s when `text` is not JSON.
+    pub fn read_text(&self, text: &str) -> Result<Result<Value, String>, serde_json::Error> {
+        match Tape::build(text) {
+            Some(tape) => Ok(self.read(tape.root())),
+            None => Ok(self.read(&serde_json::from_str::<Value>(text)?)),
+        }
+    }
+
+    fn read<'v, N: Node<'v>>(&self, root: N) -> Result<Value, String> {
+        let found = self.select(root).into_iter().map(Cow::into_owned);
+        if !self.is_definite() {
+            return Ok(Value::Array(found.collect()));
+        }
+        let mut found = found;
+        found.next().ok_or_else(|| self.not_found_message(root))
+    }
+
     /// The first value a relative path (`@.a.b` in a filter) selects.
-    pub(super) fn first<'v>(&self, node: &'v Value, root: &'v Value) -> Option<Cow<'v, Value>> {
-        let mut current: Vec<&'v Value> = vec![node];
+    pub(super) fn first<'v, N: Node<'v>>(&self, node: N, root: N) -> Option<Cow<'v, Value>> {
+        let value = match self.walk(node) {
+            Some(found) => found?,
+            None => self.nodes(node, root).into_iter().next()?,
+        };
+        match self.function {
+            None => Some(value.value()),
+            Some(f) => call(f, &value.value()).map(Cow::Owned),
+        }
+    }
+
+    /// The node a path of single names and indexes leads to from `start` (the usual
+    /// filter operand, `@.id`), found without collecting; `None` for other paths.
+    fn walk<'v, N: Node<'v>>(&self, start: N) -> Option<Option<N>> {
+        let mut node = start;
+        for step in &self.steps {
+            let next = match &step.selector {
+                _ if step.deep => return None,
+                Selector::Names(names) if names.len() == 1 => node.member(&names[0]),
+                Selector::Indexes(indexes) if indexes.len() == 1 && indexes[0] >= 0 => {
+                    let at = indexes[0] as usize;
+                    node.array_len().and_then(|_| node.children().nth(at))
+                }
+                _ => return None,
+            };
+            match next {
+                Some(next) => node = next,
+                None => return Some(None),
+            }
+        }
+        Some(Some(node))
+    }
+
+    /// The nodes the steps select from `start`.
+    fn nodes<'v, N: Node<'v>>(&self, start: N, root: N) -> Vec<N> {
+        let mut current: Vec<N> = vec![start];
         for step in &self.steps {
             let mut next = Vec::new();
             for value in current {
@@ -192,11 +251,7 @@ impl JsonPath {
             }
             current = next;
         }
-        let value = current.into_iter().next()?;
-        match self.function {
-            None => Some(Cow::Borrowed(value)),
-            Some(f) => call(f, value).map(Cow::Owned),
-        }
+        current
     }
 
     /// Parses a relative path after `@` or `$` inside a filter, returning the rest.
@@ -214,34 +269,42 @@ impl JsonPath {
     }
 }
 
-fn apply<'v>(selector: &Selector, value: &'v Value, root: &'v Value, out: &mut Vec<&'v Value>) {
-    match (selector, value) {
-        (Selector::Names(names), Value::Object(map)) => {
-            out.extend(names.iter().filter_map(|n| map.get(n)));
+fn apply<'v, N: Node<'v>>(selector: &Selector, value: N, root: N, out: &mut Vec<N>) {
+    match selector {
+        Selector::Names(names) if value.is_object() => {
+            out.extend(names.iter().filter_map(|n| value.member(n)));
         }
-        (Selector::Wildcard, Value::Object(map)) => out.extend(map.values()),
-        (Selector::Wildcard, Value::Array(items)) => out.extend(items.iter()),
-        (Selector::Indexes(indexes), Value::Array(items)) => {
+        Selector::Wildcard => out.extend(value.children()),
+        Selector::Indexes(indexes) => {
+            let Some(len) = value.array_len() else {
+                return;
+            };
             for &i in indexes {
-                let at = if i < 0 { items.len() as i64 + i } else { i };
-                if let Some(item) = usize::try_from(at).ok().and_then(|at| items.get(at)) {
+                let at = if i < 0 { len as i64 + i } else { i };
+                if let Some(item) = usize::try_from(at)
+                    .ok()
+                    .and_then(|at| value.children().nth(at))
+                {
                     out.push(item);
                 }
             }
         }
-        (Selector::Slice(from, to), Value::Array(items)) => {
-            let len = items.len() as i64;
+        Selector::Slice(from, to) => {
+            let Some(len) = value.array_len() else {
+                return;
+            };
+            let len = len as i64;
             let clamp = |i: i64| (if i < 0 { len + i } else { i }).clamp(0, len) as usize;
             let from = clamp(from.unwrap_or(0));
             let to = clamp(to.unwrap_or(len));
             if from < to {
-                out.extend(items[from..to].iter());
+                out.extend(value.children().skip(from).take(to - from));
             }
         }
-        (Selector::Filter(filter), Value::Array(items)) => {
-            out.extend(items.iter().filter(|item| filter.matches(item, root)));
+        Selector::Filter(filter) if value.is_array() => {
+            out.extend(value.children().filter(|item| filter.matches(*item, root)));
         }
-        (Selector::Filter(filter), Value::Object(_)) if filter.matches(value, root) => {
+        Selector::Filter(filter) if value.is_object() && filter.matches(value, root) => {
             out.push(value);
         }
         _ => {}
@@ -249,21 +312,10 @@ fn apply<'v>(selector: &Selector, value: &'v Value, root: &'v Value, out: &mut V
 }
 
 /// Applies `selector` to `value` and every node below it, parents first.
-fn deep_apply<'v>(
-    selector: &Selector,
-    value: &'v Value,
-    root: &'v Value,
-    out: &mut Vec<&'v Value>,
-) {
+fn deep_apply<'v, N: Node<'v>>(selector: &Selector, value: N, root: N, out: &mut Vec<N>) {
     apply(selector, value, root, out);
-    match value {
-        Value::Object(map) => map
-            .values()
-            .for_each(|v| deep_apply(selector, v, root, out)),
-        Value::Array(items) => items
-            .iter()
-            .for_each(|v| deep_apply(selector, v, root, out)),
-        _ => {}
+    for child in value.children() {
+        deep_apply(selector, child, root, out);
     }
 }
 

@@ -10,6 +10,7 @@ use fancy_regex::Regex;
 use serde_json::Value;
 
 use super::jsonpath::JsonPath;
+use super::jsonpath_node::Node;
 
 #[derive(Debug, Clone)]
 pub enum Filter {
@@ -42,7 +43,7 @@ pub enum Op {
 }
 
 impl Filter {
-    pub fn matches(&self, item: &Value, root: &Value) -> bool {
+    pub fn matches<'v, N: Node<'v>>(&self, item: N, root: N) -> bool {
         match self {
             Filter::Or(a, b) => a.matches(item, root) || b.matches(item, root),
             Filter::And(a, b) => a.matches(item, root) && b.matches(item, root),
@@ -58,17 +59,17 @@ impl Filter {
 }
 
 impl Operand {
-    fn value<'v>(&self, item: &'v Value, root: &'v Value) -> Option<Cow<'v, Value>> {
+    fn value<'a, 'v: 'a, N: Node<'v>>(&'a self, item: N, root: N) -> Option<Cow<'a, Value>> {
         match self {
             Operand::Current(path) => path.first(item, root),
             Operand::Root(path) => path.first(root, root),
-            Operand::Literal(value) => Some(Cow::Owned(value.clone())),
+            Operand::Literal(value) => Some(Cow::Borrowed(value)),
             Operand::Regex(_) => None,
         }
     }
 }
 
-fn compare(left: &Operand, op: Op, right: &Operand, item: &Value, root: &Value) -> bool {
+fn compare<'v, N: Node<'v>>(left: &Operand, op: Op, right: &Operand, item: N, root: N) -> bool {
     let Some(l) = left.value(item, root) else {
         return op == Op::Ne;
     };

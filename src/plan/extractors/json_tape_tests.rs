@@ -1,0 +1,275 @@
+//! The index must give exactly what the full tree gives: every path over every
+//! document selects the same values, printed the same way, and the index never accepts
+//! a text `serde_json` refuses.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde_json::Value;
+
+use super::{special_byte, Tape};
+use crate::plan::extractors::extracted_text;
+use crate::plan::extractors::jsonpath::JsonPath;
+
+const DOCUMENTS: &[&str] = &[
+    r#"{"store":{"book":[
+        {"category":"reference","author":"Nigel Rees","title":"Sayings","price":8.95},
+        {"category":"fiction","author":"Evelyn Waugh","title":"Sword","price":12.99},
+        {"category":"fiction","author":"Herman Melville","title":"Moby Dick","isbn":"0-553","price":8.99},
+        {"category":"fiction","author":"J. R. R. Tolkien","title":"LOTR","isbn":"0-395","price":22.99}],
+      "bicycle":{"color":"red","price":19.95}},"expensive":10}"#,
+    r#"{"token":"abc123","items":[{"id":0,"name":"item-0","href":"/items/0?token=t0","price":0.0},
+        {"id":1,"name":"item-1","href":"/items/1?token=t1","price":1.25},
+        {"id":42,"name":"item-42","href":"/items/42?token=t42","price":52.5},
+        {"id":43,"name":"it\"em\u00e9\n","href":null,"price":-0}]}"#,
+    r#"{"id":"6f1c","user":{"id":7,"email":"a@b.c","defaultServicePointId":"sp1"},
+        "jobExecutions":[{"id":"j1","status":"COMMITTED","progress":{"current":3,"total":5}},
+                         {"id":"j2","status":"ERROR","progress":{"current":0,"total":5},"uiStatus":"X"}],
+        "fileDefinitions":[{"id":"f1","status":"UPLOADED","name":"a.mrc","size":10,"uiKey":"k"},
+                           {"id":"f2","status":"NEW","name":"b.mrc","size":2.5e3}],
+        "locations":[{"id":"l1","name":"Main","code":"M"},{"id":"l2","name":"Annex","code":"A"}],
+        "data":[{"id":1,"attributes":{"identifiers":[{"id":"x"}]}},{"id":2}],
+        "meta":{"isOwner":false,"deep":{"isOwner":true,"id":99}},
+        "empty":{},"none":[],"flags":[true,false,null],"nums":[1,-2,3.5,1e2,-0.0,12345678901234567890]}"#,
+    r#"[{"name":"arjundockerjmeter","id":1,"@id":"v1"},{"name":"other","id":2,"@id":"v2"},[1,[2,[3]]]]"#,
+    r#"{"http://www.w3.org/ns/prof/token":[{"@value":"tok"},{"@value":{"b":1,"a":[{"z":1,"y":2}]}}]}"#,
+    r#"{"a":{"b":{"c":{"d":[{"e":1},{"e":"2"},{"e":[3]},{"e":{"f":4}}]}}},"b":[[],[[]],{}],"c":"\/x\\y\t"}"#,
+    r#""just a string""#,
+    "12.5",
+    "  [ 1 , 2 ,\n 3 ]  ",
+    r#"{"a":1,"b":2,"a":3}"#,
+    r#"{"k\u0061":1,"ka":2}"#,
+    r#"{"s":"\ud83d\ude00","t":"x"}"#,
+    r#"{"big":1e400,"x":1}"#,
+];
+
+const PATHS: &[&str] = &[
+    "$",
+    "$.*",
+    "$..*",
+    "$.id",
+    "$..id",
+    "id",
+    "$.token",
+    "$..token",
+    "$.items[?(@.id == 42)].name",
+    "$.items[?(@.id > 0)].name",
+    "$.items[?(@.id in [1, 43])].href",
+    "$..[?(@.isOwner == false)].id",
+    "$..[?(@.id)]",
+    "$.jobExecutions[?(@.id== 'j2')].status",
+    "$.jobExecutions[?(@.progress.current >= 1 || @.uiStatus)].id",
+    "$.jobExecutions[*].progress",
+    "$..progress.current",
+    "$..status",
+    "$..uiStatus",
+    "$.fileDefinitions..status",
+    "$.fileDefinitions[0].size",
+    "$..fileDefinitions[0].name",
+    "$.fileDefinitions[-1]",
+    "$.fileDefinitions[0,1].id",
+    "$.fileDefinitions[:1]",
+    "$.fileDefinitions[1:]",
+    "$.locations.[0]..name",
+    "$.locations.[0]..id",
+    "$.user.id",
+    "$..defaultServicePointId",
+    "$.data[*].id",
+    ".data[*].attributes.identifiers[0].id",
+    "$.data.length()",
+    "$.nums.max()",
+    "$.nums.sum()",
+    "$.nums[*]",
+    "$.flags[*]",
+    "$.empty",
+    "$.none",
+    "$.none[0]",
+    "$.meta",
+    "$..deep",
+    "$[?(@.name == 'arjundockerjmeter')].id",
+    "$[?(@.['@id'] == 'v2')]",
+    "$[*].name",
+    "$[2][1][1][0]",
+    "$..[0]",
+    "$['http://www.w3.org/ns/prof/token']..['@value']",
+    "$..@value",
+    "$.store.book[?(@.price < 10)].title",
+    "$.store.book[?(@.author =~ /.*REES/i)].price",
+    "$.store.book[?(@.price <= $['expensive'])].title",
+    "$.store.book[?(@.isbn)].title",
+    "$.store.book[?(!(@.price > 9))].title",
+    "$.store.book[?(@.category != 'fiction')]",
+    "$.store.*",
+    "$..price",
+    "$..book.length()",
+    "$.store.book[?(@.title.length() > 5)].title",
+    "$..e",
+    "$.a..d[?(@.e == '2')]",
+    "$.b[*][*]",
+    "$.c",
+    "$.s",
+    "$.a",
+    "$.ka",
+    "$.x",
+];
+
+/// The texts of what `path` selects in `text`: through the index when it builds,
+/// through the full tree otherwise; `None` when `text` is not JSON.
+fn texts(path: &JsonPath, text: &str, indexed: bool) -> Option<Vec<Option<String>>> {
+    let values: Vec<Value> = if indexed {
+        let tape = Tape::build(text)?;
+        path.select(tape.root())
+            .into_iter()
+            .map(|v| v.into_owned())
+            .collect()
+    } else {
+        let document: Value = serde_json::from_str(text).ok()?;
+        path.select(&document)
+            .into_iter()
+            .map(|v| v.into_owned())
+            .collect()
+    };
+    Some(values.iter().map(extracted_text).collect())
+}
+
+fn same_as_full_tree(text: &str, paths: &[JsonPath]) {
+    let full_tree_accepts = serde_json::from_str::<Value>(text).is_ok();
+    if Tape::build(text).is_none() {
+        return;
+    }
+    assert!(
+        full_tree_accepts,
+        "the index accepts what serde_json refuses: {text:?}"
+    );
+    for path in paths {
+        assert_eq!(
+            texts(path, text, true),
+            texts(path, text, false),
+            "{path:?} over {text}"
+        );
+    }
+}
+
+fn compiled_paths() -> Vec<JsonPath> {
+    PATHS
+        .iter()
+        .map(|p| JsonPath::compile(p).unwrap_or_else(|e| panic!("{p}: {e}")))
+        .collect()
+}
+
+#[test]
+fn every_path_selects_the_same_values_as_the_full_tree() {
+    let paths = compiled_paths();
+    for text in DOCUMENTS {
+        same_as_full_tree(text, &paths);
+    }
+}
+
+#[test]
+fn common_documents_are_indexed_and_doubtful_ones_left_to_the_full_tree() {
+    for text in &DOCUMENTS[..9] {
+        assert!(Tape::build(text).is_some(), "{text}");
+    }
+    for text in &DOCUMENTS[9..] {
+        assert!(Tape::build(text).is_none(), "{text}");
+    }
+}
+
+#[test]
+fn invalid_texts_are_never_indexed() {
+    let invalid = [
+        "",
+        " ",
+        "{",
+        "}",
+        "[1,]",
+        "[1 2]",
+        "{\"a\" 1}",
+        "{\"a\":1,}",
+        "{a:1}",
+        "01",
+        "-",
+        "1.",
+        ".5",
+        "1e",
+        "+1",
+        "tru",
+        "nul",
+        "[1] x",
+        "\"a\u{1}b\"",
+        "\"\\x\"",
+        "\"\\u12g4\"",
+        "'a'",
+        "[\"unclosed]",
+        "NaN",
+        "Infinity",
+        "{\"a\":}",
+        "[,1]",
+        "\u{feff}1",
+    ];
+    for text in invalid {
+        assert!(serde_json::from_str::<Value>(text).is_err(), "{text:?}");
+        assert!(Tape::build(text).is_none(), "{text:?}");
+    }
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    assert!(Tape::build(&deep).is_none());
+}
+
+#[test]
+fn mutated_documents_agree_with_the_full_tree() {
+    let paths = compiled_paths();
+    let alphabet = b"{}[]\":,.-+eE0129 \\/utnfalsx\n";
+    let mut rng = SmallRng::seed_from_u64(7);
+    for text in DOCUMENTS {
+        for _ in 0..300 {
+            let mut bytes = text.as_bytes().to_vec();
+            for _ in 0..rng.gen_range(1..4) {
+                let at = rng.gen_range(0..bytes.len());
+                match rng.gen_range(0..3) {
+                    0 => {
+                        bytes.remove(at);
+                    }
+                    1 => bytes.insert(at, alphabet[rng.gen_range(0..alphabet.len())]),
+                    _ => bytes[at] = alphabet[rng.gen_range(0..alphabet.len())],
+                }
+                if bytes.is_empty() {
+                    break;
+                }
+            }
+            if let Ok(mutated) = String::from_utf8(bytes) {
+                same_as_full_tree(&mutated, &paths);
+            }
+        }
+    }
+}
+
+#[test]
+fn large_objects_with_a_duplicate_name_are_left_to_the_full_tree() {
+    let members: Vec<String> = (0..40).map(|i| format!("\"k{i}\":{i}")).collect();
+    let distinct = format!("{{{}}}", members.join(","));
+    assert!(Tape::build(&distinct).is_some());
+    let duplicated = format!("{{{},\"k7\":0}}", members.join(","));
+    assert!(Tape::build(&duplicated).is_none());
+}
+
+#[test]
+fn special_bytes_are_found_eight_at_a_time_as_one_by_one() {
+    let mut rng = SmallRng::seed_from_u64(3);
+    let alphabet = [
+        b'a', b'"', b'\\', 0x1f, 0x20, 0x7f, 0x80, 0xff, b'!', 0x00, b'#', b'[',
+    ];
+    for _ in 0..5000 {
+        let len = rng.gen_range(0..40);
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| match rng.gen_range(0..4) {
+                0 => alphabet[rng.gen_range(0..alphabet.len())],
+                _ => b'x',
+            })
+            .collect();
+        let from = rng.gen_range(0..=len);
+        let naive = bytes[from..]
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+            .map(|i| from + i);
+        assert_eq!(special_byte(&bytes, from), naive, "{bytes:?} from {from}");
+    }
+}
