@@ -46,8 +46,8 @@ pub struct VirtualUser {
     /// Pass numbers of the enclosing loops, innermost last (Once Only looks at it).
     pub(super) passes: Vec<u64>,
     pub(super) transactions: Vec<OpenTransaction>,
-    /// Labels of samplers whose name is constant text, by sampler id: made once, so a
-    /// sample shares its label instead of allocating it.
+    /// The latest label of each sampler, by sampler id: a sample whose name comes out the
+    /// same shares it instead of allocating its own.
     constant_labels: FastMap<usize, Arc<str>>,
 }
 
@@ -162,17 +162,24 @@ impl VirtualUser {
     /// The sample's label: the sampler's name, evaluated for this sample unless it is
     /// constant text.
     fn label_of(&mut self, node: &SamplerNode) -> Arc<str> {
-        if let Some(text) = node.name.as_literal() {
-            if let Some(label) = self.constant_labels.get(&node.id) {
-                if **label == *text {
-                    return label.clone();
-                }
+        let evaluated;
+        let text = match node.name.as_literal() {
+            Some(text) => text,
+            None => {
+                evaluated = node.name.eval(&mut self.user.eval(node.name.raw()));
+                &evaluated
             }
-            let label: Arc<str> = Arc::from(text);
-            self.constant_labels.insert(node.id, label.clone());
-            return label;
+        };
+        // A name with variables usually comes out as it did last time: sharing that label
+        // saves an allocation here and lets the results sinks recognise it by pointer.
+        if let Some(label) = self.constant_labels.get(&node.id) {
+            if **label == *text {
+                return label.clone();
+            }
         }
-        Arc::from(node.name.eval(&mut self.user.eval(node.name.raw())))
+        let label: Arc<str> = Arc::from(text);
+        self.constant_labels.insert(node.id, label.clone());
+        label
     }
 
     /// Sums the timers in scope and sleeps once. False when the thread must stop instead.

@@ -8,7 +8,24 @@ use crate::results::{Aggregator, Graph, Summary, XAxis, TOTAL};
 
 /// Java's `Double.toString` for `value` (shortest round-trip digits).
 pub fn java_double(value: f64) -> String {
-    java_number(&format!("{value:e}"), value)
+    plain_tenths(value).unwrap_or_else(|| java_number(&format!("{value:e}"), value))
+}
+
+/// The graphs' most common values, whole numbers and tenths (percentile ranks) in plain
+/// notation, written without the digit juggling of [`java_number`] (the same text: the
+/// double nearest a number of tenths prints as that number, its shortest form).
+fn plain_tenths(value: f64) -> Option<String> {
+    if !(1e-3..1e7).contains(&value.abs()) {
+        return None;
+    }
+    let tenths = (value * 10.0).round();
+    if tenths / 10.0 != value {
+        return None;
+    }
+    let tenths = tenths as i64;
+    let sign = if tenths < 0 { "-" } else { "" };
+    let tenths = tenths.unsigned_abs();
+    Some(format!("{sign}{}.{}", tenths / 10, tenths % 10))
 }
 
 /// Java's `Float.toString` for `value` taken as a float (JMeter's `errorPct`).
@@ -217,6 +234,16 @@ pub fn graphs_json(graphs: &[Graph]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_numbers_and_tenths_print_as_the_general_path_prints_them() {
+        let tenths = (-20_000..20_000).map(|i| i as f64 / 10.0);
+        let whole = [1e7 - 1.0, 1e7, 123_456.0, -9_999_999.0, 0.001, 0.0011];
+        for value in tenths.chain(whole) {
+            let general = java_number(&format!("{value:e}"), value);
+            assert_eq!(java_double(value), general, "{value}");
+        }
+    }
 
     #[test]
     fn doubles_print_as_java_prints_them() {

@@ -7,7 +7,7 @@
 
 use regex::Regex;
 
-use super::aggregate_graphs::GraphAccumulators;
+use super::aggregate_graphs::{thread_group, GraphAccumulators};
 use super::aggregate_graphs_custom::{
     custom_graph_specs, custom_value, CustomGraphSpec, CustomGraphs,
 };
@@ -328,6 +328,7 @@ impl Summary {
         }
     }
 
+    #[inline]
     fn add(&mut self, o: &Observation) {
         self.count += 1;
         if !o.success {
@@ -377,13 +378,17 @@ impl Summary {
 /// Everything the dashboard shows, built one sample at a time.
 ///
 /// Each label gets an id on first sight (`None` when `sample_filter` leaves it out), which
-/// indexes its row here and its series in the graphs; live samples find it by their label's
-/// `Arc` pointer, so the per-sample path neither hashes nor copies the label.
+/// indexes its row here and its series in the graphs; each thread group likewise. Live
+/// samples find both by their label's and thread name's `Arc` pointer, so the per-sample
+/// path neither hashes nor copies those strings.
 pub struct Aggregator {
     pub settings: AggregateSettings,
     /// Label -> id, or `None` for a label the sample filter leaves out.
     label_ids: Interner<Option<usize>>,
     live_label_ids: ArcIds<Option<usize>>,
+    /// Thread name -> its group's id in the graphs, for live samples.
+    thread_groups: Interner<usize>,
+    live_thread_groups: ArcIds<usize>,
     /// Per label id: its name and Statistics row (count 0 until a sample counts).
     rows: Vec<(String, Summary)>,
     /// Non-controller samples (the Total row).
@@ -424,6 +429,8 @@ impl Aggregator {
             settings,
             label_ids: Interner::default(),
             live_label_ids: ArcIds::default(),
+            thread_groups: Interner::default(),
+            live_thread_groups: ArcIds::default(),
             rows: Vec::new(),
             total: Summary::new(window, apdex, false),
             apdex_total: Summary::new(window, apdex, false),
@@ -454,7 +461,8 @@ impl Aggregator {
         let id = self
             .label_ids
             .get_or_assign(o.label, || new_row(settings, rows, o.label));
-        self.add_labelled(o, id);
+        let group = self.graphs.group_id(thread_group(o.thread_name));
+        self.add_labelled(o, id, group);
     }
 
     /// Feeds a live result and its sub-results (which JMeter writes as rows of their own).
@@ -466,8 +474,14 @@ impl Aggregator {
             .get_or_assign(&sample.label, &mut self.label_ids, || {
                 new_row(settings, rows, &sample.label)
             });
+        let graphs = &mut self.graphs;
+        let group = self.live_thread_groups.get_or_assign(
+            &sample.thread_name,
+            &mut self.thread_groups,
+            || graphs.group_id(thread_group(&sample.thread_name)),
+        );
         if self.live_custom_columns.is_empty() {
-            self.add_labelled(&Observation::from_sample(sample), id);
+            self.add_labelled(&Observation::from_sample(sample), id, group);
         } else {
             let mut custom = std::mem::take(&mut self.live_custom_values);
             custom.clear();
@@ -479,7 +493,7 @@ impl Aggregator {
                 custom: &custom,
                 ..Observation::from_sample(sample)
             };
-            self.add_labelled(&observation, id);
+            self.add_labelled(&observation, id, group);
             self.live_custom_values = custom;
         }
         if self.settings.subresults {
@@ -489,8 +503,9 @@ impl Aggregator {
         }
     }
 
-    /// Counts a sample whose label has id `id` (`None`: filtered out).
-    fn add_labelled(&mut self, o: &Observation, id: Option<usize>) {
+    /// Counts a sample whose label has id `id` (`None`: filtered out), from the thread
+    /// group whose graph id is `group`.
+    fn add_labelled(&mut self, o: &Observation, id: Option<usize>, group: usize) {
         let s = &self.settings;
         if s.start_date.is_some_and(|d| o.start < d) || s.end_date.is_some_and(|d| o.start > d) {
             return;
@@ -524,7 +539,7 @@ impl Aggregator {
                 *self.errors.entry(key).or_insert(0) += 1;
             }
         }
-        self.graphs.add(o, id, controller);
+        self.graphs.add(o, id, group, controller);
         self.custom.add(o, controller);
     }
 

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use super::aggregate::{AggregateSettings, Aggregator, ApdexThresholds, Observation};
-use super::aggregate_graphs_buckets::{BucketMap, SmallKeyMap};
+use super::aggregate_graphs_buckets::{BucketCache, BucketMap, SmallKeyMap};
 use super::aggregate_keys::Interner;
 use super::percentile::Distribution;
 
@@ -72,21 +72,34 @@ impl<T> Default for NamedBuckets<T> {
 }
 
 impl<T: Default> NamedBuckets<T> {
-    fn bucket(&mut self, name: &str, key: i64) -> &mut T {
+    /// The id of series `name`, made on first sight.
+    fn id(&mut self, name: &str) -> usize {
         let series = &mut self.series;
-        let id = self.ids.get_or_assign(name, || {
+        self.ids.get_or_assign(name, || {
             series.push((name.to_string(), BucketMap::default()));
             series.len() - 1
-        });
+        })
+    }
+
+    fn bucket(&mut self, name: &str, key: i64) -> &mut T {
+        let id = self.id(name);
         self.series[id].1.get_or_default(key)
     }
+}
+
+/// A thread's group, as JMeter names threads ("<group> <n>-<m>"): up to the last space.
+pub fn thread_group(thread_name: &str) -> &str {
+    thread_name
+        .bytes()
+        .rposition(|b| b == b' ')
+        .map_or(thread_name, |space| &thread_name[..space])
 }
 
 /// A named whole-test series and how to read its value from a bucket.
 type GlobalPicker = (&'static str, fn(&GlobalBucket) -> f64);
 
-/// Whole-test sums in one time bucket (end time).
-#[derive(Debug, Clone, Copy, Default)]
+/// Whole-test values in one time bucket (end time).
+#[derive(Debug, Clone)]
 struct GlobalBucket {
     /// Non-controller bytes received and sent.
     bytes: i64,
@@ -94,6 +107,21 @@ struct GlobalBucket {
     /// Every sample's outcome, controllers included (Total Transactions Per Second).
     ok: u64,
     ko: u64,
+    /// Elapsed times of successful non-controller samples (Response Time Percentiles Over
+    /// Time; a bucket where it is empty has no point there).
+    ok_elapsed: Distribution,
+}
+
+impl Default for GlobalBucket {
+    fn default() -> GlobalBucket {
+        GlobalBucket {
+            bytes: 0,
+            sent: 0,
+            ok: 0,
+            ko: 0,
+            ok_elapsed: Distribution::new(0),
+        }
+    }
 }
 
 /// The running state of every default graph.
@@ -111,10 +139,17 @@ pub struct GraphAccumulators {
     hits: BucketMap<u64>,
     codes: NamedBuckets<u64>,
     synthetic: [u64; 4],
-    percentiles_over_time: BucketMap<Distribution>,
+    /// The end-time, start-time and response-time buckets of the latest samples.
+    end_bucket: BucketCache,
+    start_bucket: BucketCache,
+    elapsed_bucket: BucketCache,
     /// Open end-time seconds in key order; older ones are folded into `by_rate` (see
     /// `fold_old_seconds`).
     seconds: VecDeque<(i64, SecondBucket)>,
+    /// The second of the latest sample and its place in `seconds` (any change to
+    /// `seconds` goes through the path that sets it again).
+    second: BucketCache,
+    second_at: Option<(i64, usize)>,
     newest_second: i64,
     /// Requests per second -> the values of every folded second that had that many.
     by_rate: BTreeMap<u64, SecondBucket>,
@@ -219,18 +254,26 @@ impl GraphAccumulators {
             hits: BucketMap::default(),
             codes: NamedBuckets::default(),
             synthetic: [0; 4],
-            percentiles_over_time: BucketMap::default(),
+            end_bucket: BucketCache::new(settings.granularity),
+            start_bucket: BucketCache::new(settings.granularity),
+            elapsed_bucket: BucketCache::new(settings.distribution_granularity),
             seconds: VecDeque::new(),
+            second: BucketCache::new(1000),
+            second_at: None,
             newest_second: i64::MIN,
             by_rate: BTreeMap::new(),
         }
     }
 
-    /// Counts one sample of label `label` (the aggregator's id for `o.label`).
-    pub fn add(&mut self, o: &Observation, label: usize, controller: bool) {
-        let g = self.granularity;
-        let end = o.end - o.end.rem_euclid(g);
-        let d = self.distribution_granularity;
+    /// The id of a thread group's series (the `group` argument of [`Self::add`]).
+    pub fn group_id(&mut self, group: &str) -> usize {
+        self.threads.id(group)
+    }
+
+    /// Counts one sample of label `label` (the aggregator's id for `o.label`) from thread
+    /// group `group` (see [`Self::group_id`]).
+    pub fn add(&mut self, o: &Observation, label: usize, group: usize, controller: bool) {
+        let end = self.end_bucket.key(o.end);
         if label >= self.labels.len() {
             self.labels.resize_with(label + 1, || None);
         }
@@ -250,17 +293,13 @@ impl GraphAccumulators {
         } else {
             &mut bucket.ko
         } += 1;
-        *series.distribution.get_mut(o.elapsed.div_euclid(d)) += 1;
+        *series
+            .distribution
+            .get_mut(self.elapsed_bucket.number(o.elapsed)) += 1;
         let acc = series.vs_threads.get_mut(o.all_threads);
         acc.sum += o.elapsed as f64;
         acc.count += 1;
-        // JMeter's thread names are "<group> <n>-<m>": the group is up to the last space.
-        let group = o
-            .thread_name
-            .bytes()
-            .rposition(|b| b == b' ')
-            .map_or(o.thread_name, |space| &o.thread_name[..space]);
-        let acc = self.threads.bucket(group, end);
+        let acc = self.threads.series[group].1.get_or_default(end);
         acc.sum += o.grp_threads as f64;
         acc.count += 1;
         let global = self.global.get_or_default(end);
@@ -274,7 +313,10 @@ impl GraphAccumulators {
         }
         global.bytes += o.bytes;
         global.sent += o.sent_bytes;
-        *self.hits.get_or_default(o.start - o.start.rem_euclid(g)) += 1;
+        if o.success {
+            global.ok_elapsed.add(o.elapsed);
+        }
+        *self.hits.get_or_default(self.start_bucket.key(o.start)) += 1;
         let code = if o.response_code.is_empty() {
             "EMPTY_RES_CODE"
         } else {
@@ -287,21 +329,24 @@ impl GraphAccumulators {
             _ if o.elapsed <= self.apdex.tolerated => 1,
             _ => 2,
         }] += 1;
-        if o.success {
-            self.percentiles_over_time
-                .get_or_insert_with(end, || Distribution::new(0))
-                .add(o.elapsed);
-        }
         self.add_second(o);
     }
 
     fn add_second(&mut self, o: &Observation) {
-        let second = o.end - o.end.rem_euclid(1000);
-        if second > self.newest_second {
-            self.newest_second = second;
-            self.fold_old_seconds();
-        }
-        let bucket = self.second_bucket(second);
+        let second = self.second.key(o.end);
+        let at = match self.second_at {
+            Some((open, at)) if open == second => at,
+            _ => {
+                if second > self.newest_second {
+                    self.newest_second = second;
+                    self.fold_old_seconds();
+                }
+                let at = self.second_bucket(second);
+                self.second_at = Some((second, at));
+                at
+            }
+        };
+        let bucket = &mut self.seconds[at].1;
         bucket.count += 1;
         if o.success {
             bucket.ok_elapsed.add(o.elapsed);
@@ -312,21 +357,21 @@ impl GraphAccumulators {
         }
     }
 
-    /// The open bucket of `second`, searched from the newest end where samples land.
-    fn second_bucket(&mut self, second: i64) -> &mut SecondBucket {
+    /// The place of the open bucket of `second` in `seconds`, searched from the newest end
+    /// where samples land.
+    fn second_bucket(&mut self, second: i64) -> usize {
         let seconds = &mut self.seconds;
         let after = seconds
             .iter()
             .rposition(|(key, _)| *key <= second)
             .map_or(0, |i| i + 1);
-        let at = match after.checked_sub(1) {
+        match after.checked_sub(1) {
             Some(i) if seconds[i].0 == second => i,
             _ => {
                 seconds.insert(after, (second, SecondBucket::new()));
                 after
             }
-        };
-        &mut seconds[at].1
+        }
     }
 
     fn fold_old_seconds(&mut self) {
@@ -486,6 +531,8 @@ fn data(agg: &Aggregator, id: &str) -> (Option<i64>, Vec<Series>) {
                 .threads
                 .series
                 .iter()
+                // A group is named on first sight, before its sample may be left out.
+                .filter(|(_, v)| v.iter().next().is_some())
                 .map(|(k, v)| (k.clone(), v.iter().map(|(x, acc)| (x, *acc)).collect()))
                 .collect();
             (Some(g), finish(&threads, Mode::Mean))
@@ -587,7 +634,11 @@ fn percentiles_over_time(agg: &Aggregator) -> Vec<Series> {
         format!("{p3}th percentile"),
     ];
     let mut series: Vec<Series> = names.into_iter().map(|n| (n, Vec::new())).collect();
-    for (x, d) in agg.graphs.percentiles_over_time.iter() {
+    let buckets = agg.graphs.global.iter();
+    for (x, d) in buckets
+        .map(|(x, b)| (x, &b.ok_elapsed))
+        .filter(|(_, d)| !d.is_empty())
+    {
         let values = d.percentiles(&[0.0, 100.0, 50.0, p1, p2, p3]);
         for (s, v) in series.iter_mut().zip(values) {
             s.1.push((x as f64, v));

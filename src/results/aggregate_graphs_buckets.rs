@@ -6,6 +6,9 @@
 //! gives the graphs their x order at the end, and only the buckets that hold samples exist,
 //! so gaps in time (files from different days merged into one report) cost nothing.
 //!
+//! [`BucketCache`] finds the bucket a time or a response time falls in, remembering the
+//! last one.
+//!
 //! [`SmallKeyMap`] holds values keyed by a small number (a response-time bucket, a thread
 //! count): a plain vector for the usual small keys, a hash map for the rare large ones.
 
@@ -66,6 +69,52 @@ impl<T: Default> BucketMap<T> {
     }
 }
 
+/// The bucket of width `width` a value (a time, a response time) falls in, remembered:
+/// samples arrive roughly in time order and response times repeat, so most values fall in
+/// the bucket of the one before and cost two comparisons instead of a division.
+#[derive(Debug, Clone, Copy)]
+pub struct BucketCache {
+    width: i64,
+    /// The remembered bucket, `[from, to)`, and its number (`from / width`); empty at first.
+    from: i64,
+    to: i64,
+    number: i64,
+}
+
+impl BucketCache {
+    pub fn new(width: i64) -> BucketCache {
+        BucketCache {
+            width,
+            from: 0,
+            to: 0,
+            number: 0,
+        }
+    }
+
+    #[inline]
+    fn find(&mut self, value: i64) {
+        if value < self.from || value >= self.to {
+            self.number = value.div_euclid(self.width);
+            self.from = value - value.rem_euclid(self.width);
+            self.to = self.from.saturating_add(self.width);
+        }
+    }
+
+    /// The start of the bucket `value` falls in.
+    #[inline]
+    pub fn key(&mut self, value: i64) -> i64 {
+        self.find(value);
+        self.from
+    }
+
+    /// The number of the bucket `value` falls in (`value / width`, rounded down).
+    #[inline]
+    pub fn number(&mut self, value: i64) -> i64 {
+        self.find(value);
+        self.number
+    }
+}
+
 /// Keys below this are vector indexes.
 const DENSE_KEYS: i64 = 1024;
 
@@ -79,6 +128,16 @@ pub struct SmallKeyMap<V> {
 impl<V: Default + Clone + PartialEq> SmallKeyMap<V> {
     #[inline]
     pub fn get_mut(&mut self, key: i64) -> &mut V {
+        // One comparison: a negative key is a huge unsigned one.
+        if (key as u64) < self.dense.len() as u64 {
+            return &mut self.dense[key as usize];
+        }
+        self.get_mut_new(key)
+    }
+
+    /// A key past the vector's current end: grows the vector or uses the map.
+    #[cold]
+    fn get_mut_new(&mut self, key: i64) -> &mut V {
         if (0..DENSE_KEYS).contains(&key) {
             let index = key as usize;
             if index >= self.dense.len() {
@@ -118,6 +177,29 @@ mod tests {
         }
         let buckets: Vec<(i64, u64)> = map.iter().map(|(k, &v)| (k, v)).collect();
         assert_eq!(buckets, vec![(0, 2), (60_000, 3), (120_000, 1)]);
+    }
+
+    #[test]
+    fn remembered_buckets_are_the_divided_ones_in_any_order() {
+        let mut cache = BucketCache::new(1000);
+        let values = [
+            5,
+            999,
+            1000,
+            5,
+            -1,
+            -1000,
+            -1001,
+            1500,
+            1499,
+            0,
+            i64::MAX,
+            i64::MIN + 5000,
+        ];
+        for value in values {
+            assert_eq!(cache.key(value), value - value.rem_euclid(1000), "{value}");
+            assert_eq!(cache.number(value), value.div_euclid(1000), "{value}");
+        }
     }
 
     #[test]

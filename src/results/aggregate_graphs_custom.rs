@@ -120,7 +120,11 @@ impl CustomGraphs {
         &self.specs
     }
 
+    #[inline]
     pub fn add(&mut self, o: &Observation, controller: bool) {
+        if self.specs.is_empty() {
+            return;
+        }
         for (i, spec) in self.specs.iter().enumerate() {
             if controller && spec.exclude_controllers {
                 continue;

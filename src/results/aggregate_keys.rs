@@ -3,9 +3,10 @@
 //! strings.
 //!
 //! [`Interner`] maps a string to its id, remembering the last few strings seen: a plan's
-//! few hot labels, one thread group, the usual response codes cost short comparisons. [`ArcIds`] sits in
-//! front of it for live samples, whose labels are shared `Arc<str>`s: the same label is the
-//! same pointer, found without reading the string.
+//! few hot labels, one thread group, the usual response codes cost short comparisons.
+//! [`ArcIds`] sits in front of it for live samples, whose labels and thread names are shared
+//! `Arc<str>`s: the same string is the same pointer, found without reading the string (the
+//! last few pointers by comparison, the others by one hash of the address).
 
 use std::sync::Arc;
 
@@ -45,7 +46,7 @@ impl<V: Copy> Interner<V> {
     pub fn get_or_assign(&mut self, key: &str, assign: impl FnOnce() -> V) -> V {
         for &i in &self.recent {
             if let Some((name, value)) = self.entries.get(i) {
-                if **name == *key {
+                if same_text(name, key) {
                     return *value;
                 }
             }
@@ -65,6 +66,20 @@ impl<V: Copy> Interner<V> {
     }
 }
 
+/// String equality without a library call for the short strings compared here (response
+/// codes, thread group names), where calling `memcmp` costs more than the comparison.
+#[inline]
+fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() > 16 {
+        return a == b;
+    }
+    a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 /// Most shared labels [`ArcIds`] remembers; past this it starts again (a plan has far
 /// fewer labels; only labels shared while being built per sample could get here).
 const MAX_CACHED_ARCS: usize = 4096;
@@ -75,17 +90,24 @@ const MAX_CACHED_ARCS: usize = 4096;
 #[derive(Debug, Clone)]
 pub struct ArcIds<V: Copy> {
     by_address: FastMap<usize, (Arc<str>, V)>,
+    /// The addresses found last and their values (address 0: empty, no `Arc` has it): a
+    /// plan's few samplers, a user's consecutive samples, cost a comparison each.
+    recent: [(usize, V); RECENT],
+    /// The `recent` slot to replace next.
+    next_recent: usize,
 }
 
-impl<V: Copy> Default for ArcIds<V> {
+impl<V: Copy + Default> Default for ArcIds<V> {
     fn default() -> ArcIds<V> {
         ArcIds {
             by_address: FastMap::default(),
+            recent: [(0, V::default()); RECENT],
+            next_recent: 0,
         }
     }
 }
 
-impl<V: Copy> ArcIds<V> {
+impl<V: Copy + Default> ArcIds<V> {
     /// The value of `key`, from the cache or else from `interner`.
     #[inline]
     pub fn get_or_assign(
@@ -95,8 +117,14 @@ impl<V: Copy> ArcIds<V> {
         assign: impl FnOnce() -> V,
     ) -> V {
         let address = Arc::as_ptr(key) as *const u8 as usize;
-        if let Some((_, value)) = self.by_address.get(&address) {
-            return *value;
+        for &(recent, value) in &self.recent {
+            if recent == address {
+                return value;
+            }
+        }
+        if let Some(&(_, value)) = self.by_address.get(&address) {
+            self.remember(address, value);
+            return value;
         }
         let value = interner.get_or_assign(key, assign);
         // A label that only this sample holds was built for it (`${var}` in the name):
@@ -104,10 +132,19 @@ impl<V: Copy> ArcIds<V> {
         if Arc::strong_count(key) > 1 {
             if self.by_address.len() >= MAX_CACHED_ARCS {
                 self.by_address.clear();
+                self.recent = [(0, V::default()); RECENT];
             }
             self.by_address.insert(address, (Arc::clone(key), value));
+            self.remember(address, value);
         }
         value
+    }
+
+    /// Puts a cached address among the recent ones (only cached addresses: the cache's
+    /// clone of the `Arc` is what keeps the address from being reused).
+    fn remember(&mut self, address: usize, value: V) {
+        self.recent[self.next_recent] = (address, value);
+        self.next_recent = (self.next_recent + 1) % RECENT;
     }
 }
 

@@ -36,11 +36,20 @@ pub struct ValueCounts {
 impl ValueCounts {
     #[inline]
     fn add(&mut self, value: i64, count: u64) {
+        // One comparison: a negative value is a huge unsigned one.
+        if (value as u64) < self.small.len() as u64 {
+            self.small[value as usize] += count;
+        } else {
+            self.add_new(value, count);
+        }
+    }
+
+    /// A value past the array's current end: grows the array or counts it in the map.
+    #[cold]
+    fn add_new(&mut self, value: i64, count: u64) {
         if (0..SMALL_VALUES).contains(&value) {
             let index = value as usize;
-            if index >= self.small.len() {
-                self.small.resize(index + 1, 0);
-            }
+            self.small.resize(index + 1, 0);
             self.small[index] += count;
         } else {
             *self.large.entry(value).or_insert(0) += count;
@@ -74,6 +83,7 @@ impl Distribution {
         }
     }
 
+    #[inline]
     pub fn add(&mut self, value: i64) {
         match self {
             Distribution::Rolling {
@@ -119,24 +129,25 @@ impl Distribution {
     }
 
     /// The LEGACY-estimated percentiles `ps` (each 0–100); `NaN` when empty.
+    ///
+    /// A rolling window is counted per distinct value rather than sorted: response times
+    /// repeat a lot, so this is linear in the window and the ranks are found among the few
+    /// distinct values.
     pub fn percentiles(&self, ps: &[f64]) -> Vec<f64> {
-        match self {
+        let window;
+        let (counts, n) = match self {
             Distribution::Rolling { values, .. } => {
-                let mut sorted = values.clone();
-                sorted.sort_unstable();
-                let n = sorted.len() as u64;
-                ps.iter()
-                    .map(|&p| legacy(p, n, |rank| sorted[(rank - 1) as usize]))
-                    .collect()
+                let mut counts = ValueCounts::default();
+                values.iter().for_each(|&v| counts.add(v, 1));
+                window = counts;
+                (&window, values.len() as u64)
             }
-            Distribution::Exact { counts, n } => {
-                let mut sorted: Vec<(i64, u64)> = counts.iter().collect();
-                sorted.sort_unstable();
-                ps.iter()
-                    .map(|&p| legacy(p, *n, |rank| nth(&sorted, rank)))
-                    .collect()
-            }
-        }
+            Distribution::Exact { counts, n } => (counts, *n),
+        };
+        let ranks = CumulativeCounts::new(counts);
+        ps.iter()
+            .map(|&p| legacy(p, n, |rank| ranks.nth(rank)))
+            .collect()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -147,16 +158,39 @@ impl Distribution {
     }
 }
 
-/// The value of 1-based rank `rank` in `sorted` (value, count) pairs.
-fn nth(sorted: &[(i64, u64)], rank: u64) -> i64 {
-    let mut seen = 0;
-    for &(v, c) in sorted {
-        seen += c;
-        if seen >= rank {
-            return v;
+/// Distinct values in order, each with the number of values up to and including it.
+struct CumulativeCounts {
+    values: Vec<i64>,
+    up_to: Vec<u64>,
+}
+
+impl CumulativeCounts {
+    fn new(counts: &ValueCounts) -> CumulativeCounts {
+        let mut sorted: Vec<(i64, u64)> = counts.iter().collect();
+        sorted.sort_unstable();
+        let mut seen = 0;
+        let up_to = sorted
+            .iter()
+            .map(|&(_, c)| {
+                seen += c;
+                seen
+            })
+            .collect();
+        CumulativeCounts {
+            values: sorted.into_iter().map(|(v, _)| v).collect(),
+            up_to,
         }
     }
-    sorted.last().map_or(0, |&(v, _)| v)
+
+    /// The value of 1-based rank `rank`.
+    fn nth(&self, rank: u64) -> i64 {
+        let at = self.up_to.partition_point(|&seen| seen < rank);
+        self.values
+            .get(at)
+            .or(self.values.last())
+            .copied()
+            .unwrap_or(0)
+    }
 }
 
 /// commons-math's LEGACY estimate of percentile `p` over `n` sorted values, `value(rank)`
