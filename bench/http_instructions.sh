@@ -5,6 +5,9 @@
 # with one worker thread; prints the program's instructions divided by the samples written
 # (start-up included, a few percent at the default size).
 #
+# With REPORT=1 the same run is measured again with `-e -o DIR` and the dashboard's share
+# printed: the live aggregation's cost on the HTTP benchmark plan.
+#
 # needs: apt-get install -y nginx-light valgrind
 # usage: bench/http_instructions.sh      (THREADS=10 LOOPS=2000 PORT=8096)
 set -euo pipefail
@@ -21,11 +24,23 @@ trap cleanup EXIT
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml"
 start_local_nginx "$WORK" "$PORT"
 
-valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind.out" \
-  "$ROOT/target/release/jmxr" -n -t "$ROOT/jmx-fixtures/bench/http_get.jmx" -l "$WORK/out.jtl" \
-  -Jthreads="$THREADS" -Jloops="$LOOPS" -Jduration=600 -Jport="$PORT" -Jjmxr.worker_threads=1 \
-  > /dev/null 2> "$WORK/valgrind.err"
+instructions() { # profile-file extra-args... -> total instructions of the run
+  local out="$1"; shift
+  rm -rf "$WORK/out.jtl" "$WORK/report"
+  valgrind --tool=callgrind --callgrind-out-file="$out" \
+    "$ROOT/target/release/jmxr" -n -t "$ROOT/jmx-fixtures/bench/http_get.jmx" -l "$WORK/out.jtl" \
+    -Jthreads="$THREADS" -Jloops="$LOOPS" -Jduration=600 -Jport="$PORT" -Jjmxr.worker_threads=1 \
+    "$@" > /dev/null 2> "$WORK/valgrind.err"
+  callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'
+}
+
+total=$(instructions "$WORK/callgrind.out")
 samples=$(($(wc -l < "$WORK/out.jtl") - 1))
-total=$(callgrind_annotate "$WORK/callgrind.out" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
 echo "samples=$samples instructions=$total per_sample=$((total / samples))"
 if [ -n "${KEEP:-}" ]; then cp "$WORK/callgrind.out" "$KEEP"; echo "profile kept in $KEEP"; fi
+if [ -n "${REPORT:-}" ]; then
+  with=$(instructions "$WORK/callgrind.report.out" -e -o "$WORK/report")
+  [ -f "$WORK/report/index.html" ] || { echo "no dashboard was written"; exit 1; }
+  printf "with -e -o: instructions=%s per_sample=%s  overhead: %+.2f %%\n" \
+    "$with" "$((with / samples))" "$(echo "($with - $total) * 100 / $total" | bc -l)"
+fi

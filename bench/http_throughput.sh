@@ -5,13 +5,20 @@
 # each. Prints requests/s and CPU seconds per 100k requests side by side.
 #
 # needs: apt-get install -y nginx-light wrk   (JMeter 2.13: apt-get install -y jmeter jmeter-http)
-# usage: bench/http_throughput.sh            (USERS=50 DURATION=15 PORT=8089)
+# jmxr runs its users on JMXR_WORKERS threads (default 1, as wrk's -t1): nginx shares the
+# machine, and a second worker thread would compete with it for the same cores rather
+# than add throughput. JMXR_WORKERS=0 leaves jmxr's default (one thread per core).
+#
+# usage: bench/http_throughput.sh            (USERS=50 DURATION=15 PORT=8089 JMXR_WORKERS=1)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 . "$ROOT/bench/lib/local_nginx.sh"
 USERS="${USERS:-50}"
 DURATION="${DURATION:-15}"
 PORT="${PORT:-8089}"
+JMXR_WORKERS="${JMXR_WORKERS:-1}"
+WORKER_OPTION=()
+[ "$JMXR_WORKERS" != 0 ] && WORKER_OPTION=("-Jjmxr.worker_threads=$JMXR_WORKERS")
 PLAN="$ROOT/jmx-fixtures/bench/http_get.jmx"
 WORK="$(mktemp -d)"
 NGINX_PID=""
@@ -42,7 +49,7 @@ report wrk "$WRK_REQUESTS" "$(cpu_of "$WORK/wrk.time")"
 
 /usr/bin/time -f "%U %S %e" -o "$WORK/jmxr.time" \
   "$ROOT/target/release/jmxr" -n -t "$PLAN" -l "$WORK/jmxr.jtl" \
-  -Jthreads="$USERS" -Jduration="$DURATION" -Jport="$PORT" > "$WORK/jmxr.out"
+  -Jthreads="$USERS" -Jduration="$DURATION" -Jport="$PORT" "${WORKER_OPTION[@]}" > "$WORK/jmxr.out"
 JMXR_REQUESTS=$(($(wc -l < "$WORK/jmxr.jtl") - 1))
 JMXR_ERRORS=$(tail -n +2 "$WORK/jmxr.jtl" | grep -vc ",200,OK," || true)
 report jmxr "$JMXR_REQUESTS" "$(cpu_of "$WORK/jmxr.time")"
