@@ -289,6 +289,35 @@ fn digest_auth_answers_the_challenge() {
     assert_eq!(server.requests_to("/private").len(), 2);
 }
 
+/// Basic authentication: credentials go with the first request to a URL under the entry's
+/// prefix (HttpClient's pre-emptive Basic as JMeter configures it), and nowhere else.
+#[test]
+fn basic_auth_sends_credentials_only_under_the_entry_url() {
+    let server = serve(|request| match request.header("Authorization") {
+        // base64("user:secret")
+        Some("Basic dXNlcjpzZWNyZXQ=") => Reply::ok("welcome"),
+        _ => {
+            let mut reply =
+                Reply::ok("who are you").header("WWW-Authenticate", r#"Basic realm="jmxr""#);
+            reply.status = 401;
+            reply.reason = "Unauthorized";
+            reply
+        }
+    });
+    let port = format!("-Jport={}", server.port);
+    let jtl = run_fixture("http/basic_auth.jmx", &[&port]);
+    assert_eq!(jtl.get(jtl.one("private"), "responseCode"), "200");
+    assert_eq!(jtl.get(jtl.one("public"), "responseCode"), "401");
+    assert_eq!(server.requests_to("/private").len(), 1);
+    let public: Vec<_> = server
+        .requests_to("/")
+        .into_iter()
+        .filter(|r| r.target == "/")
+        .collect();
+    assert_eq!(public.len(), 1);
+    assert_eq!(public[0].header("Authorization"), None);
+}
+
 /// Starts jmxr's mirror server on a free 127.0.0.1 port, in a thread of this process.
 fn mirror() -> u16 {
     let (tx, rx) = std::sync::mpsc::channel();
