@@ -318,6 +318,49 @@ fn basic_auth_sends_credentials_only_under_the_entry_url() {
     assert_eq!(public[0].header("Authorization"), None);
 }
 
+/// deflate (zlib-wrapped) and brotli bodies are decoded before the assertions see them,
+/// and `bytes` counts them as they came over the wire.
+#[test]
+fn deflate_and_brotli_bodies_are_decoded() {
+    // "hello" as brotli: one uncompressed meta-block, so only a decoder strips its frame.
+    const BROTLI_HELLO: [u8; 9] = [0x0b, 0x02, 0x80, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x03];
+    let deflated = {
+        let mut encoder =
+            flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(b"hello deflate").expect("deflate");
+        encoder.finish().expect("deflate")
+    };
+    let body = deflated.clone();
+    let server = serve(move |request| {
+        let accepts = |coding: &str| {
+            request
+                .header("Accept-Encoding")
+                .is_some_and(|v| v.contains(coding))
+        };
+        match request.target.as_str() {
+            "/deflate" if accepts("deflate") => {
+                let mut reply = Reply::ok("").header("Content-Encoding", "deflate");
+                reply.body = body.clone();
+                reply
+            }
+            "/brotli" if accepts("br") => {
+                let mut reply = Reply::ok("").header("Content-Encoding", "br");
+                reply.body = BROTLI_HELLO.to_vec();
+                reply
+            }
+            _ => Reply::ok("not compressed"),
+        }
+    });
+    let port = format!("-Jport={}", server.port);
+    let jtl = run_fixture("http/compression.jmx", &[&port]);
+    for (label, wire) in [("deflate", deflated.len()), ("brotli", BROTLI_HELLO.len())] {
+        let row = jtl.one(label);
+        assert_eq!(jtl.get(row, "success"), "true", "{row:?}");
+        let bytes = jtl.int(row, "bytes");
+        assert!(bytes > wire as i64 && bytes < wire as i64 + 200, "{row:?}");
+    }
+}
+
 /// Starts jmxr's mirror server on a free 127.0.0.1 port, in a thread of this process.
 fn mirror() -> u16 {
     let (tx, rx) = std::sync::mpsc::channel();
