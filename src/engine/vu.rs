@@ -88,7 +88,9 @@ impl VirtualUser {
                 break;
             }
             self.user.iteration += 1;
-            self.user.vars.put(idx_var.clone(), done.to_string());
+            self.user
+                .vars
+                .put_str(&idx_var, itoa::Buffer::new().format(done));
             self.thread_iteration_start();
             self.passes.push(done as u64);
             let flow = self.run_pass(&body).await;

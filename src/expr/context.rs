@@ -35,6 +35,22 @@ impl Variables {
         }
         self.map.insert(name, value.into());
     }
+    /// `put` for values written every iteration (loop indexes): an existing variable's
+    /// text is overwritten in place, so nothing is allocated.
+    pub fn put_str(&mut self, name: &str, value: &str) {
+        if !self.objects.is_empty() {
+            self.objects.remove(name);
+        }
+        match self.map.get_mut(name) {
+            Some(existing) => {
+                existing.clear();
+                existing.push_str(value);
+            }
+            None => {
+                self.map.insert(name.to_string(), value.to_string());
+            }
+        }
+    }
     pub fn remove(&mut self, name: &str) -> Option<String> {
         self.objects.remove(name);
         self.map.remove(name)

@@ -227,12 +227,14 @@ pub fn java_long_decode(text: &str) -> Option<i64> {
     if digits.starts_with(['-', '+']) {
         return None;
     }
-    let signed = if negative {
-        format!("-{digits}")
+    // The magnitude first, then the sign: no text to build, and `-9223372036854775808`
+    // (whose magnitude is not an i64) still parses.
+    let magnitude = u64::from_str_radix(digits, radix).ok()?;
+    if negative {
+        0i64.checked_sub_unsigned(magnitude)
     } else {
-        digits.to_string()
-    };
-    i64::from_str_radix(&signed, radix).ok()
+        i64::try_from(magnitude).ok()
+    }
 }
 
 /// The sleep of `JavaTest` and `SleepTest`: the base time plus the start time modulo the
