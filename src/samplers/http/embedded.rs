@@ -107,19 +107,30 @@ impl HttpSampler {
     /// Downloads the resources of `page` when it is a successful text response, and
     /// returns the container (or `page` itself when there is nothing to fetch).
     /// `depth` is the frame depth: 0 for the sampler's own page.
-    pub(super) fn with_embedded_resources<'a>(
+    pub(super) async fn with_embedded_resources(
+        &self,
+        cx: &mut SampleContext<'_>,
+        page: SampleResult,
+        depth: usize,
+    ) -> SampleResult {
+        match &self.embedded {
+            Some(spec) if page.success && page.data_type == "text" => {
+                self.download_embedded(cx, spec, page, depth).await
+            }
+            _ => page,
+        }
+    }
+
+    /// Downloads the resources of `page`. Boxed, since frames nest (the call recurses)
+    /// and its future is many kilobytes: a sample that fetches nothing never builds it.
+    fn download_embedded<'a>(
         &'a self,
         cx: &'a mut SampleContext<'_>,
+        spec: &'a EmbeddedSpec,
         mut page: SampleResult,
         depth: usize,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = SampleResult> + Send + 'a>> {
         Box::pin(async move {
-            let Some(spec) = &self.embedded else {
-                return page;
-            };
-            if !page.success || page.data_type != "text" {
-                return page;
-            }
             let max_depth = property_usize(cx, "httpsampler.max_frame_depth")
                 .unwrap_or(DEFAULT_MAX_FRAME_DEPTH);
             if depth > max_depth {

@@ -114,11 +114,9 @@ const USER_AGENT: &str = concat!("jmxr/", env!("CARGO_PKG_VERSION"));
 /// An HTTP Request with its merged configuration.
 pub struct HttpSampler {
     spec: HttpSpec,
-    /// Method, URL and its text when they cannot change between samples.
-    fixed: Option<FixedRequest>,
-    /// Method, URL and text when they follow from properties alone, with the property
-    /// version they were made at (`None` inside until the first sample).
-    by_properties: Option<parking_lot::RwLock<(u64, Option<Arc<FixedRequest>>)>>,
+    /// For requests whose method and URL follow from constants and properties alone:
+    /// the request as made at a property version (`None` inside when it has a body).
+    kept_request: Option<parking_lot::RwLock<(u64, Option<Arc<FixedRequest>>)>>,
     /// Connect and response timeouts when both are constants.
     fixed_timeouts: Option<(Option<Duration>, Option<Duration>)>,
     /// Set when the sampler retrieves embedded resources.
@@ -129,6 +127,9 @@ pub struct HttpSampler {
 
 /// A request's method, URL and the URL as text.
 type FixedRequest = (String, Url, String);
+
+/// The version a kept request starts at: properties never reach it.
+const NOT_MADE_YET: u64 = u64::MAX;
 
 /// Builds an HTTP Request from its element and the config elements in its scope.
 pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn Sampler> {
@@ -149,12 +150,8 @@ fn build_with(
 ) -> Arc<dyn Sampler> {
     let mut spec = config::read(cx, configs);
     adjust(&mut spec);
-    let fixed = request::fixed_url(&spec).map(|(method, url)| {
-        let text = url.to_string();
-        (method, url, text)
-    });
-    let by_properties = (fixed.is_none() && request::url_reads_only_properties(&spec))
-        .then(|| parking_lot::RwLock::new((0, None)));
+    let kept_request = request::url_reads_only_properties(&spec)
+        .then(|| parking_lot::RwLock::new((NOT_MADE_YET, None)));
     let fixed_timeouts = match (
         spec.connect_timeout.as_literal(),
         spec.response_timeout.as_literal(),
@@ -172,8 +169,7 @@ fn build_with(
     });
     Arc::new(HttpSampler {
         spec,
-        fixed,
-        by_properties,
+        kept_request,
         fixed_timeouts,
         embedded,
         http2,
@@ -201,8 +197,8 @@ struct Hop<'a> {
 #[async_trait]
 impl Sampler for HttpSampler {
     async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
-        let from_properties = self.request_from_properties(cx);
-        if let Some((method, url, url_text)) = self.fixed.as_ref().or(from_properties.as_deref()) {
+        if let Some(kept) = self.kept_request(cx) {
+            let (method, url, url_text) = &*kept;
             if url.scheme != "file" {
                 let hop = Hop {
                     url,
@@ -278,26 +274,29 @@ impl HttpSampler {
     }
 
     /// The method and URL kept for the current property version, made again after a
-    /// property changed. `None` when the sampler builds its request every time, or when
-    /// building failed (the ordinary path then reports it).
-    fn request_from_properties(&self, cx: &mut SampleContext<'_>) -> Option<Arc<FixedRequest>> {
-        let kept = self.by_properties.as_ref()?;
+    /// property changed. `None` when the sampler builds its request every time: its
+    /// fields use variables, it sends a body, or building failed (the ordinary path then
+    /// reports it). That answer is kept too, so it is not worked out again per sample.
+    fn kept_request(&self, cx: &mut SampleContext<'_>) -> Option<Arc<FixedRequest>> {
+        let kept = self.kept_request.as_ref()?;
         let label = cx.label.clone();
         let version = cx.user.eval(&label).props.version();
-        if let (at, Some(request)) = &*kept.read() {
+        {
+            let (at, request) = &*kept.read();
             if *at == version {
-                return Some(request.clone());
+                return request.clone();
             }
         }
         let method = self.method(cx, &label);
-        let (url, body) = request::build_url(&self.spec, cx.user, &label, &method).ok()?;
-        if body.is_some() {
-            return None;
-        }
-        let text = url.to_string();
-        let request = Arc::new((method, url, text));
-        *kept.write() = (version, Some(request.clone()));
-        Some(request)
+        let request = match request::build_url(&self.spec, cx.user, &label, &method) {
+            Ok((url, None)) => {
+                let text = url.to_string();
+                Some(Arc::new((method, url, text)))
+            }
+            _ => None,
+        };
+        *kept.write() = (version, request.clone());
+        request
     }
 
     async fn after_first(
@@ -317,11 +316,6 @@ impl HttpSampler {
         } else {
             first
         };
-        // The resource download is a boxed future of many kilobytes: moving it to the
-        // heap for every sample cost more than the rest of the sample's own work.
-        if self.embedded.is_none() || !result.success || result.data_type != "text" {
-            return result;
-        }
         self.with_embedded_resources(cx, result, depth).await
     }
 

@@ -149,32 +149,6 @@ fn base_url(path: &str, domain: &str, port: &str, protocol: &str) -> Result<(Url
     ))
 }
 
-/// The URL when it cannot change between samples: every field constant, no arguments,
-/// files or body, and a method without a body. Lets the hot path skip building it.
-pub fn fixed_url(spec: &HttpSpec) -> Option<(String, Url)> {
-    let method = spec.method.as_literal()?.trim().to_ascii_uppercase();
-    let method = if method.is_empty() {
-        "GET".to_string()
-    } else {
-        method
-    };
-    if !spec.args.is_empty()
-        || !spec.files.is_empty()
-        || spec.post_body_raw
-        || is_body_method(&method)
-    {
-        return None;
-    }
-    let (url, _) = base_url(
-        spec.path.as_literal()?,
-        spec.domain.as_literal()?,
-        spec.port.as_literal()?,
-        spec.protocol.as_literal()?,
-    )
-    .ok()?;
-    Some((method, url))
-}
-
 /// True when method and URL follow from the properties alone (`${__P(host)}`), so that
 /// they can be kept until a property changes. Requests with arguments, files or a body
 /// are built every time.
