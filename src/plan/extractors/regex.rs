@@ -77,42 +77,68 @@ impl RegexExtractor {
         }
     }
 
-    /// The matches in scope; with a positive `number`, at most that many.
-    fn matches(&self, result: &SampleResult, user: &mut UserState, number: i64) -> Vec<Groups> {
-        let dynamic;
-        let regex = match &self.pattern {
-            Pattern::Compiled(regex) => regex,
-            Pattern::Invalid => return Vec::new(),
-            Pattern::Dynamic(template) => match Regex::new(&template.eval(&mut user.eval(""))) {
-                Ok(regex) => {
-                    dynamic = regex;
-                    &dynamic
-                }
-                Err(_) => return Vec::new(),
-            },
+    /// The regex of this sample: the compiled one, or the expression evaluated now.
+    fn regex<'a>(
+        &'a self,
+        user: &mut UserState,
+        dynamic: &'a mut Option<Regex>,
+    ) -> Option<&'a Regex> {
+        match &self.pattern {
+            Pattern::Compiled(regex) => Some(regex),
+            Pattern::Invalid => None,
+            Pattern::Dynamic(template) => {
+                *dynamic = Some(Regex::new(&template.eval(&mut user.eval(""))).ok()?);
+                dynamic.as_ref()
+            }
+        }
+    }
+
+    /// Every match in scope, with its groups.
+    fn all_matches(&self, result: &SampleResult, user: &mut UserState) -> Vec<Groups> {
+        let mut dynamic = None;
+        let Some(regex) = self.regex(user, &mut dynamic) else {
+            return Vec::new();
         };
         let field = self.field;
         let inputs = self.scope.inputs(result, user, |r| field.input(r));
-        let limit = if number > 0 {
-            number as usize
-        } else {
-            usize::MAX
-        };
         let mut out = Vec::new();
         for input in &inputs {
             for captures in regex.captures_iter(input.as_ref()) {
                 let Ok(captures) = captures else { break };
-                out.push(
-                    (0..captures.len())
-                        .map(|i| captures.get(i).map(|m| m.as_str().to_string()))
-                        .collect(),
-                );
-                if out.len() >= limit {
-                    return out;
-                }
+                out.push(groups_of(&captures));
             }
         }
         out
+    }
+
+    /// The groups of the `number`-th match in scope (from 1). The matches before it are
+    /// only located: their groups are never needed, and finding is several times
+    /// cheaper than capturing.
+    fn nth_match(
+        &self,
+        result: &SampleResult,
+        user: &mut UserState,
+        number: usize,
+    ) -> Option<Groups> {
+        let mut dynamic = None;
+        let regex = self.regex(user, &mut dynamic)?;
+        let field = self.field;
+        let inputs = self.scope.inputs(result, user, |r| field.input(r));
+        let mut seen = 0;
+        for input in &inputs {
+            let input = input.as_ref();
+            for found in regex.find_iter(input) {
+                let Ok(found) = found else { break };
+                seen += 1;
+                if seen == number {
+                    // The leftmost match from its own start is that match again, now
+                    // with groups; the whole input stays visible to look-behind.
+                    let captures = regex.captures_from_pos(input, found.start()).ok()??;
+                    return Some(groups_of(&captures));
+                }
+            }
+        }
+        None
     }
 
     fn render(&self, groups: &Groups, user: &mut UserState) -> String {
@@ -141,28 +167,40 @@ impl PostProcessor for RegexExtractor {
         if !default.is_empty() || self.empty_default {
             user.vars.put(refname.clone(), default);
         }
-        let matches = self.matches(result, user, number);
+        // The regex runs before the previous `_matchNr` is removed: a dynamic
+        // expression may read it.
+        enum Found {
+            One(Option<Groups>),
+            All(Vec<Groups>),
+        }
+        let found = match number {
+            n if n > 0 => Found::One(self.nth_match(result, user, n as usize)),
+            0 => {
+                let mut matches = self.all_matches(result, user);
+                Found::One(pick(0, matches.len(), user).map(|i| matches.swap_remove(i)))
+            }
+            _ => Found::All(self.all_matches(result, user)),
+        };
         let previous = take_match_count(user, &refname);
         let mut count = 0;
-        if number >= 0 {
-            match pick(number, matches.len(), user) {
-                Some(i) => {
-                    let value = self.render(&matches[i], user);
-                    user.vars.put(refname.clone(), value);
-                    save_groups(user, &refname, &matches[i]);
-                }
-                None => remove_groups(user, &refname),
+        match found {
+            Found::One(Some(groups)) => {
+                let value = self.render(&groups, user);
+                user.vars.put(refname.clone(), value);
+                save_groups(user, &refname, &groups);
             }
-        } else {
-            remove_groups(user, &refname);
-            count = matches.len();
-            user.vars
-                .put(format!("{refname}_matchNr"), count.to_string());
-            for (i, groups) in matches.iter().enumerate() {
-                let name = format!("{refname}_{}", i + 1);
-                let value = self.render(groups, user);
-                user.vars.put(name.clone(), value);
-                save_groups(user, &name, groups);
+            Found::One(None) => remove_groups(user, &refname),
+            Found::All(matches) => {
+                remove_groups(user, &refname);
+                count = matches.len();
+                user.vars
+                    .put(format!("{refname}_matchNr"), count.to_string());
+                for (i, groups) in matches.iter().enumerate() {
+                    let name = format!("{refname}_{}", i + 1);
+                    let value = self.render(groups, user);
+                    user.vars.put(name.clone(), value);
+                    save_groups(user, &name, groups);
+                }
             }
         }
         for i in count + 1..=previous {
@@ -171,6 +209,12 @@ impl PostProcessor for RegexExtractor {
             remove_groups(user, &name);
         }
     }
+}
+
+fn groups_of(captures: &fancy_regex::Captures<'_, str>) -> Groups {
+    (0..captures.len())
+        .map(|i| captures.get(i).map(|m| m.as_str().to_string()))
+        .collect()
 }
 
 /// `base_g0..base_gN` and `base_g` = N; stale higher groups removed.
@@ -256,6 +300,33 @@ mod tests {
         ex.process(&mut body("aa"), &mut user);
         assert_eq!(var(&user, "v"), Some("none"));
         assert_eq!(var(&user, "v_g0"), None);
+    }
+
+    /// The n-th match is located without groups and captured alone: it must be exactly
+    /// the n-th of all matches, whatever look-around, optional groups or empty matches.
+    #[test]
+    fn nth_match_is_the_nth_of_all_matches() {
+        let text = "k=1;x k=;k=22 ;(k=3) k=4;k=";
+        for regex in [
+            r"(?<=;)k=(\d*)(;)?",
+            r"k=(\d+)?",
+            r"\b",
+            r"(?<!\()k=(\d)(?=[;)])",
+            r"x*",
+        ] {
+            let mut user = user();
+            let all =
+                extractor(&[("RegexExtractor.regex", regex)]).all_matches(&body(text), &mut user);
+            assert!(!all.is_empty(), "{regex}");
+            for n in 1..=all.len() + 1 {
+                let ex = extractor(&[("RegexExtractor.regex", regex)]);
+                assert_eq!(
+                    ex.nth_match(&body(text), &mut user, n).as_ref(),
+                    all.get(n - 1),
+                    "{regex} #{n}"
+                );
+            }
+        }
     }
 
     #[test]
