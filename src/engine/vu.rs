@@ -205,7 +205,7 @@ impl VirtualUser {
 
     async fn after_sample(
         &mut self,
-        mut result: SampleResult,
+        mut result: Box<SampleResult>,
         scope: &ScopePackage,
         name: &str,
     ) -> Flow {
@@ -306,7 +306,7 @@ impl VirtualUser {
 
     /// Records a finished sample: into the innermost parent-mode transaction if one is
     /// open, else onto the bus; open non-parent transactions count it.
-    pub(super) async fn record(&mut self, mut result: SampleResult, listeners: &Arc<[usize]>) {
+    pub(super) async fn record(&mut self, mut result: Box<SampleResult>, listeners: &Arc<[usize]>) {
         let run = &self.user.run;
         if !run.sample_variables.is_empty() {
             result.sample_variables = run
@@ -315,7 +315,7 @@ impl VirtualUser {
                 .map(|name| self.user.vars.get(name).map(str::to_string))
                 .collect();
         }
-        let result = Arc::new(result);
+        let result: Arc<SampleResult> = Arc::from(result);
         self.user.prev = Some(result.clone());
         let mut published = true;
         for open in self.transactions.iter_mut().rev() {

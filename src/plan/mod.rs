@@ -46,10 +46,12 @@ pub struct SampleContext<'a> {
 }
 
 /// A sampler turns its (resolved) settings into one `SampleResult`, or `None` when it
-/// produces no sample (Flow Control Action).
+/// produces no sample (Flow Control Action). The result is boxed: it is several hundred
+/// bytes, and the engine passes it through a chain of futures on its way to the results
+/// bus, each of which would otherwise copy it.
 #[async_trait]
 pub trait Sampler: Send + Sync {
-    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult>;
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>>;
 }
 
 /// A timer computes a delay in ms; the engine sums all timers in scope and sleeps once.

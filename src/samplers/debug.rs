@@ -39,9 +39,9 @@ pub(super) fn build(cx: &mut BuildContext<'_>) -> Arc<dyn Sampler> {
     })
 }
 
-#[async_trait]
-impl Sampler for DebugSampler {
-    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
+impl DebugSampler {
+    /// One sample; [`Sampler::sample`] boxes it for the engine.
+    async fn sample_unboxed(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
         let mut result = new_result(cx, cx.label.clone());
         let watch = Stopwatch::start();
         let mut body = String::with_capacity(256);
@@ -76,6 +76,13 @@ impl Sampler for DebugSampler {
         result.set_success(true);
         watch.stop(&mut result);
         Some(result)
+    }
+}
+
+#[async_trait]
+impl Sampler for DebugSampler {
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>> {
+        self.sample_unboxed(cx).await.map(Box::new)
     }
 }
 

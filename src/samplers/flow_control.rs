@@ -50,9 +50,9 @@ pub fn build(cx: &mut BuildContext<'_>) -> Arc<dyn Sampler> {
     })
 }
 
-#[async_trait]
-impl Sampler for FlowControlAction {
-    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
+impl FlowControlAction {
+    /// One sample; [`Sampler::sample`] boxes it for the engine.
+    async fn sample_unboxed(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
         cx.action = match self.action {
             Action::Pause => {
                 let ms = self.duration.i64(&mut cx.user.eval(&cx.label)).max(0);
@@ -70,5 +70,12 @@ impl Sampler for FlowControlAction {
             Action::BreakCurrentLoop => SampleAction::BreakCurrentLoop,
         };
         None
+    }
+}
+
+#[async_trait]
+impl Sampler for FlowControlAction {
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>> {
+        self.sample_unboxed(cx).await.map(Box::new)
     }
 }

@@ -264,7 +264,7 @@ pub(crate) mod test_support {
             element_id: 7,
             action: SampleAction::Continue,
         };
-        sampler.sample(&mut cx).await
+        sampler.sample(&mut cx).await.map(|result| *result)
     }
 
     /// Builds `element` (which must build cleanly) and samples it once with a fresh user.

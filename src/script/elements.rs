@@ -219,9 +219,9 @@ impl ScriptRunner {
     }
 }
 
-#[async_trait]
-impl Sampler for ScriptRunner {
-    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
+impl ScriptRunner {
+    /// One sample; [`Sampler::sample`] boxes it for the engine.
+    async fn sample_unboxed(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
         let mut result = new_result(cx, cx.label.clone());
         result.response_code = "200".into();
         result.response_message = "OK".into();
@@ -280,6 +280,13 @@ impl Sampler for ScriptRunner {
         }
         watch.stop(&mut result);
         Some(result)
+    }
+}
+
+#[async_trait]
+impl Sampler for ScriptRunner {
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>> {
+        self.sample_unboxed(cx).await.map(Box::new)
     }
 }
 

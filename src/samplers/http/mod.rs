@@ -194,9 +194,9 @@ struct Hop<'a> {
     body: Option<&'a request::Body>,
 }
 
-#[async_trait]
-impl Sampler for HttpSampler {
-    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
+impl HttpSampler {
+    /// One sample; [`Sampler::sample`] boxes it for the engine.
+    async fn sample_unboxed(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
         if let Some(kept) = self.kept_request(cx) {
             let (method, url, url_text) = &*kept;
             if url.scheme != "file" {
@@ -254,6 +254,13 @@ impl Sampler for HttpSampler {
         }
         let first = self.one_hop(cx, &hop).await;
         Some(self.after_first(cx, first, &method, 0).await)
+    }
+}
+
+#[async_trait]
+impl Sampler for HttpSampler {
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>> {
+        self.sample_unboxed(cx).await.map(Box::new)
     }
 }
 

@@ -139,13 +139,13 @@ fn defaults_classname<'a>(configs: &[&'a Element]) -> Option<&'a str> {
 
 #[async_trait]
 impl Sampler for JavaSampler {
-    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>> {
         let params = self.evaluate(cx);
         let mut result = match &self.client {
-            Client::JavaTest => clients::java_test(&params, cx).await,
-            Client::SleepTest => clients::sleep_test(&params, cx).await,
+            Client::JavaTest => Box::new(clients::java_test(&params, cx).await),
+            Client::SleepTest => Box::new(clients::sleep_test(&params, cx).await),
             Client::Udp(sender) => sender.sample(&params, cx).await?,
-            Client::Missing { classname } => missing_class(classname, cx),
+            Client::Missing { classname } => Box::new(missing_class(classname, cx)),
         };
         // JMeter labels a result its client left unlabelled with the element's name.
         if result.label.is_empty() {

@@ -97,9 +97,9 @@ enum Ending {
     Failed(String),
 }
 
-#[async_trait]
-impl Sampler for OsProcessSampler {
-    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
+impl OsProcessSampler {
+    /// One sample; [`Sampler::sample`] boxes it for the engine.
+    async fn sample_unboxed(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
         let invocation = self.evaluate(cx);
         let mut result = new_result(cx, cx.label.clone());
         result.data_type = "text";
@@ -141,6 +141,13 @@ impl Sampler for OsProcessSampler {
         result.response_message = message;
         result.set_success(success);
         Some(result)
+    }
+}
+
+#[async_trait]
+impl Sampler for OsProcessSampler {
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>> {
+        self.sample_unboxed(cx).await.map(Box::new)
     }
 }
 

@@ -148,9 +148,9 @@ struct Request {
     key: String,
 }
 
-#[async_trait]
-impl Sampler for TcpSampler {
-    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
+impl TcpSampler {
+    /// One sample; [`Sampler::sample`] boxes it for the engine.
+    async fn sample_unboxed(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
         let request = self.evaluate(cx);
         let mut result = new_result(cx, cx.label.clone());
         result.sampler_data = describe(&request);
@@ -189,6 +189,13 @@ impl Sampler for TcpSampler {
             result.latency = result.elapsed;
         }
         Some(result)
+    }
+}
+
+#[async_trait]
+impl Sampler for TcpSampler {
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>> {
+        self.sample_unboxed(cx).await.map(Box::new)
     }
 }
 

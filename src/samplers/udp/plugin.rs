@@ -101,9 +101,9 @@ struct Request {
 /// A user's open channel.
 struct Channel(UdpSocket);
 
-#[async_trait]
-impl Sampler for UdpRequest {
-    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
+impl UdpRequest {
+    /// One sample; [`Sampler::sample`] boxes it for the engine.
+    async fn sample_unboxed(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
         let request = self.evaluate(cx);
         let mut result = new_result(cx, cx.label.clone());
         result.sampler_data = request.data.clone();
@@ -129,6 +129,13 @@ impl Sampler for UdpRequest {
             result.latency = result.elapsed;
         }
         Some(result)
+    }
+}
+
+#[async_trait]
+impl Sampler for UdpRequest {
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>> {
+        self.sample_unboxed(cx).await.map(Box::new)
     }
 }
 
