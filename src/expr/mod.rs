@@ -33,7 +33,30 @@ pub struct Template {
 /// A template's value as of a version of the properties.
 struct KeptValue {
     version: u64,
-    value: String,
+    value: Arc<str>,
+}
+
+/// A template's value without a copy where there is nothing to compute: the plan's text
+/// for a constant, the shared kept value for a template of properties, else the text
+/// computed now. Samplers that evaluate several settings per sample use it to skip an
+/// allocation per setting.
+#[derive(Debug, Clone)]
+pub enum TemplateValue<'t> {
+    Constant(&'t str),
+    Shared(Arc<str>),
+    Computed(String),
+}
+
+impl std::ops::Deref for TemplateValue<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            TemplateValue::Constant(text) => text,
+            TemplateValue::Shared(text) => text,
+            TemplateValue::Computed(text) => text,
+        }
+    }
 }
 
 /// One piece of a template.
@@ -88,7 +111,7 @@ impl Template {
             kept: reads_only_properties.then(|| {
                 Arc::new(RwLock::new(KeptValue {
                     version: u64::MAX,
-                    value: String::new(),
+                    value: Arc::from(""),
                 }))
             }),
         }
@@ -120,8 +143,20 @@ impl Template {
 
     /// Evaluates the template in `ctx`.
     pub fn eval(&self, ctx: &mut EvalContext<'_>) -> String {
-        if let [Part::Literal(text)] = &self.parts[..] {
-            return text.clone();
+        match self.eval_shared(ctx) {
+            TemplateValue::Constant(text) => text.to_string(),
+            TemplateValue::Shared(text) => text.to_string(),
+            TemplateValue::Computed(text) => text,
+        }
+    }
+
+    /// Evaluates the template in `ctx`, borrowing or sharing the value when it need not
+    /// be computed (see [`TemplateValue`]).
+    pub fn eval_shared(&self, ctx: &mut EvalContext<'_>) -> TemplateValue<'_> {
+        match &self.parts[..] {
+            [Part::Literal(text)] => return TemplateValue::Constant(text),
+            [] => return TemplateValue::Constant(""),
+            _ => {}
         }
         if let Some(kept) = &self.kept {
             // Read before computing: a change made meanwhile leaves an older version kept,
@@ -130,17 +165,17 @@ impl Template {
             {
                 let kept = kept.read();
                 if kept.version == version {
-                    return kept.value.clone();
+                    return TemplateValue::Shared(kept.value.clone());
                 }
             }
-            let value = self.compute(ctx);
+            let value: Arc<str> = Arc::from(self.compute(ctx));
             *kept.write() = KeptValue {
                 version,
                 value: value.clone(),
             };
-            return value;
+            return TemplateValue::Shared(value);
         }
-        self.compute(ctx)
+        TemplateValue::Computed(self.compute(ctx))
     }
 
     fn compute(&self, ctx: &mut EvalContext<'_>) -> String {

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use crate::expr::Template;
+use crate::expr::{Template, TemplateValue};
 use crate::jmx::Element;
 use crate::plan::context::argument_rows;
 use crate::plan::{BuildContext, SampleContext, Sampler};
@@ -159,13 +159,13 @@ impl JavaSampler {
     /// This sample's parameter map (JMeter's `JavaSamplerContext`).
     fn evaluate(&self, cx: &mut SampleContext<'_>) -> Parameters<'_> {
         let mut eval = cx.user.eval(&cx.label);
-        let mut values: Vec<(&str, String)> = Vec::with_capacity(self.params.len() + 1);
+        let mut values: Vec<(&str, TemplateValue<'_>)> = Vec::with_capacity(self.params.len() + 1);
         values.extend(
             self.params
                 .iter()
-                .map(|(name, template)| (name.as_str(), template.eval(&mut eval))),
+                .map(|(name, template)| (name.as_str(), template.eval_shared(&mut eval))),
         );
-        values.push((ELEMENT_NAME, cx.label.to_string()));
+        values.push((ELEMENT_NAME, TemplateValue::Shared(cx.label.clone())));
         Parameters(values)
     }
 }
@@ -185,16 +185,14 @@ fn missing_class(classname: &str, cx: &SampleContext<'_>) -> SampleResult {
 }
 
 /// Parameters of one sample, in order; the first occurrence of a name wins. Names are
-/// borrowed from the plan (a sample allocates only the values).
-pub struct Parameters<'a>(Vec<(&'a str, String)>);
+/// borrowed from the plan, and so are values that are constant or read only properties:
+/// a sample allocates only the values it computes.
+pub struct Parameters<'a>(Vec<(&'a str, TemplateValue<'a>)>);
 
 impl Parameters<'_> {
     /// The value of `name`, or `None` when it was not given (present but empty is `Some("")`).
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| v.as_str())
+        self.0.iter().find(|(n, _)| *n == name).map(|(_, v)| &**v)
     }
 
     /// `name` read as JMeter's `getLongParameter(name, default)`: `Long.decode` syntax,
@@ -290,9 +288,9 @@ mod tests {
     #[test]
     fn first_occurrence_of_a_parameter_wins() {
         let params = Parameters(vec![
-            ("A", "1".into()),
-            ("A", "2".into()),
-            ("N", "x".into()),
+            ("A", TemplateValue::Constant("1")),
+            ("A", TemplateValue::Constant("2")),
+            ("N", TemplateValue::Constant("x")),
         ]);
         assert_eq!(params.get("A"), Some("1"));
         assert_eq!(params.get("B"), None);
