@@ -157,14 +157,16 @@ pub async fn run(config: RunConfig) -> Outcome {
         None => None,
     };
     let (bus, receiver) = ResultsBus::new(BUS_CAPACITY);
-    let drain = tokio::spawn(drain(receiver, sinks));
+    let drain = spawn_drain(receiver, sinks);
     let signals = tokio::spawn(watch_signals(shared.clone()));
     let problems = engine::run(plan, shared.clone(), bus).await;
     signals.abort();
     if let Some(mirror) = mirror {
         mirror.abort();
     }
-    let failures = drain.await.unwrap_or_default();
+    let failures = drain
+        .await
+        .unwrap_or_else(|_| vec!["the results writer stopped unexpectedly".to_string()]);
     let end = chrono::Local::now();
     println!(
         "Tidying up ...    @ {} ({})",
@@ -200,6 +202,27 @@ fn start_properties(mut props: HashMap<String, String>) -> Properties {
     props.insert("START.HMS".into(), now.format("%H%M%S").to_string());
     props.insert("TESTSTART.MS".into(), ms);
     Properties::from_map(props)
+}
+
+/// Runs [`drain`] on a thread of its own: formatting and writing results then runs beside
+/// the users instead of taking turns with them on the workers (with one busy user, a
+/// third of its thread's time went to the sinks). The answer is the sinks' failures.
+fn spawn_drain(
+    receiver: mpsc::Receiver<SampleEvent>,
+    sinks: Vec<Box<dyn Sink>>,
+) -> tokio::sync::oneshot::Receiver<Vec<String>> {
+    let (done, finished) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("jmxr-results".to_string())
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .expect("a runtime for the results thread");
+            let _ = done.send(runtime.block_on(drain(receiver, sinks)));
+        })
+        .expect("the results thread starts");
+    finished
 }
 
 /// Most samples taken off the bus per wake-up of the sink task.

@@ -1,4 +1,5 @@
-//! The results bus: a bounded channel from virtual users to the one task that owns the sinks.
+//! The results bus: a bounded channel from virtual users to the one task that owns the
+//! sinks, which runs on a thread of its own (`run::spawn_drain`).
 
 use std::sync::Arc;
 
