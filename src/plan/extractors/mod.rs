@@ -205,8 +205,12 @@ pub fn remove_numbered(user: &mut UserState, name: &str, from: usize, to: usize)
 
 /// The previous `name_matchNr`, removed, as a count (0 when absent or not a number).
 pub fn take_match_count(user: &mut UserState, name: &str) -> usize {
+    // Built by hand: `format!` costs several times as much, on every sample.
+    let mut key = String::with_capacity(name.len() + 8);
+    key.push_str(name);
+    key.push_str("_matchNr");
     user.vars
-        .remove(&format!("{name}_matchNr"))
+        .remove(&key)
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(0)
 }

@@ -217,27 +217,37 @@ fn groups_of(captures: &fancy_regex::Captures<'_, str>) -> Groups {
         .collect()
 }
 
-/// `base_g0..base_gN` and `base_g` = N; stale higher groups removed.
+/// `base_g0..base_gN` and `base_g` = N; stale higher groups removed. Values are
+/// written in place over the previous sample's (the names are built in one buffer), as
+/// an extractor usually sets the same variables every sample.
 fn save_groups(user: &mut UserState, base: &str, groups: &Groups) {
-    let count_name = format!("{base}_g");
+    let mut name = String::with_capacity(base.len() + 6);
+    name.push_str(base);
+    name.push_str("_g");
+    let stem = name.len();
     let previous: usize = user
         .vars
-        .get(&count_name)
+        .get(&name)
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(0);
+    let mut digits = itoa::Buffer::new();
     for (i, group) in groups.iter().enumerate() {
-        let name = format!("{base}_g{i}");
+        name.truncate(stem);
+        name.push_str(digits.format(i));
         match group {
-            Some(text) => user.vars.put(name, text.clone()),
+            Some(text) => user.vars.put_str(&name, text),
             None => {
                 user.vars.remove(&name);
             }
         }
     }
+    name.truncate(stem);
     user.vars
-        .put(count_name, groups.len().saturating_sub(1).to_string());
+        .put_str(&name, digits.format(groups.len().saturating_sub(1)));
     for i in groups.len()..=previous {
-        user.vars.remove(&format!("{base}_g{i}"));
+        name.truncate(stem);
+        name.push_str(digits.format(i));
+        user.vars.remove(&name);
     }
 }
 
