@@ -91,17 +91,60 @@ pub enum SampleAction {
     StopTestNow,
 }
 
+thread_local! {
+    /// The thread name of a sample not yet stamped by the engine, one per thread so that
+    /// counting its uses never contends with other threads.
+    static EMPTY_NAME: Arc<str> = Arc::from("");
+}
+
 /// Response message prefix that marks a Transaction Controller sample.
 pub const TRANSACTION_MESSAGE_PREFIX: &str = "Number of samples in transaction";
 
 impl SampleResult {
     /// A successful-by-default result labelled `label`, counting as one sample.
     pub fn new(label: Arc<str>) -> SampleResult {
+        // Field by field rather than `..Default::default()`: that would also make a default
+        // label and thread name, each an atomic count on one static shared by every
+        // thread, for every sample.
         SampleResult {
+            start_time: 0,
+            end_time: 0,
+            elapsed: 0,
+            idle_time: 0,
+            latency: 0,
+            connect_time: 0,
             label,
+            response_code: String::new(),
+            response_message: String::new(),
+            thread_name: EMPTY_NAME.with(Arc::clone),
+            data_type: "",
             success: true,
+            response_data: Vec::new(),
+            response_headers: String::new(),
+            request_headers: String::new(),
+            sampler_data: String::new(),
+            content_type: String::new(),
+            data_encoding: String::new(),
+            url: None,
+            headers_size: 0,
+            body_size: None,
+            bytes_override: 0,
+            sent_bytes: 0,
+            grp_threads: 0,
+            all_threads: 0,
             sample_count: 1,
-            ..SampleResult::default()
+            error_count: 0,
+            result_file_name: String::new(),
+            assertions: Vec::new(),
+            subresults: Vec::new(),
+            ignore: false,
+            sample_variables: Vec::new(),
+            action: SampleAction::Continue,
+            is_http: false,
+            cookies: String::new(),
+            http_method: String::new(),
+            query_string: String::new(),
+            redirect_location: None,
         }
     }
 
