@@ -17,6 +17,11 @@ use serde_json::Value;
 
 use super::jsonpath_node::Node;
 
+// Stage 1 of the coming structural index; used by the tape in the next step.
+#[cfg(test)]
+#[path = "json_structural.rs"]
+mod structural;
+
 /// Deepest nesting indexed; `serde_json` refuses 128 levels, deeper documents are left
 /// to it.
 const MAX_DEPTH: u32 = 100;
