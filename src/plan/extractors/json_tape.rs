@@ -2,7 +2,8 @@
 //! as a token (its byte range, its member name, and where its subtree ends), without
 //! allocating strings, maps or numbers. Navigation jumps over subtrees; only the values
 //! a filter compares or a path selects are materialised, by parsing their slice with
-//! `serde_json`, so they are exactly what the full tree holds.
+//! `serde_json`, so they are exactly what the full tree holds (plain integers and
+//! strings without escapes are compared in place, see [`Scalar`]).
 //!
 //! The index is built in two stages, as simdjson does:
 //! 1. `json_structural` classifies the text 64 bytes at a time (AVX2 when available)
@@ -22,7 +23,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::jsonpath_node::Node;
+use super::jsonpath_node::{Node, Scalar};
 
 #[path = "json_structural.rs"]
 mod structural;
@@ -171,6 +172,31 @@ impl<'t> Node<'t> for TapeNode<'t> {
                 .unwrap_or(Value::Null),
         };
         Cow::Owned(value)
+    }
+
+    fn scalar(self) -> Scalar<'t> {
+        let token = self.token();
+        let text = self.tape.text.as_bytes();
+        let Some(bytes) = text.get(token.start as usize..token.end as usize) else {
+            return Scalar::Unknown;
+        };
+        match token.kind {
+            Kind::PlainString => match self
+                .tape
+                .text
+                .get(token.start as usize + 1..token.end as usize - 1)
+            {
+                Some(content) => Scalar::PlainString(content),
+                None => Scalar::Unknown,
+            },
+            Kind::Other => match small_integer(bytes) {
+                Some(integer) if integer.unsigned_abs() <= Scalar::EXACT_INTEGER => {
+                    Scalar::Integer(integer)
+                }
+                _ => Scalar::Unknown,
+            },
+            _ => Scalar::Unknown,
+        }
     }
 }
 
