@@ -21,9 +21,9 @@ use super::{Kind, Token};
 /// to it.
 const MAX_DEPTH: usize = 100;
 
-/// Objects up to this size are checked for duplicate names pairwise, larger ones
-/// through a set.
-const PAIRWISE_NAMES: usize = 16;
+/// Objects up to this size are checked for duplicate names as each name is read
+/// (through a 64-bit filter), larger ones at their end through a set.
+const FILTERED_NAMES: u32 = 32;
 
 /// The tokens of the text `bytes` indexed by `index`, the root first.
 pub(super) fn tokens(bytes: &[u8], index: &StructuralIndex) -> Option<Vec<Token>> {
@@ -36,7 +36,6 @@ pub(super) fn tokens(bytes: &[u8], index: &StructuralIndex) -> Option<Vec<Token>
         // Every token starts at a structural position.
         tokens: Vec::with_capacity(index.structurals.len()),
         open: Vec::new(),
-        names: Vec::new(),
     };
     builder.run()?;
     // Nothing but the sentinel may follow the root.
@@ -56,27 +55,28 @@ struct Builder<'t> {
     tokens: Vec<Token>,
     /// The objects and arrays being indexed, innermost last.
     open: Vec<Open>,
-    /// The member names of the objects being indexed, innermost last.
-    names: Vec<Name>,
 }
 
 /// An object or array whose end is not reached yet.
 struct Open {
     /// Its token.
     token: usize,
-    /// For an object, where its names begin in `Builder::names`.
-    first_name: usize,
+    /// For an object: how many members it has so far, and a bit per hash of their
+    /// names (a name whose bit is set is compared with the earlier ones).
+    members: u32,
+    name_hashes: u64,
     /// `}` or `]`.
     closing: u8,
 }
 
-/// Where the walk is: the grammar's three states.
+/// Where the walk is, between values.
 enum Expect {
-    /// A value (after `[`, `,` in an array, `:`, or at the root).
-    Value,
     /// A member name (after `{` or `,` in an object).
     Name,
-    /// A `,` or the closing bracket of the innermost container (after a value).
+    /// An array item (after `[` or `,` in an array).
+    Item,
+    /// A `,` or the closing bracket of the innermost container (after a container
+    /// value).
     Next,
 }
 
@@ -104,38 +104,16 @@ impl Builder<'_> {
 
     /// Walks every position once, without recursion: containers wait on `open`.
     fn run(&mut self) -> Option<()> {
-        let mut expect = Expect::Value;
-        let mut key = (0, 0);
+        let (start, first) = self.next_position();
+        let index = self.push_token(start, (0, 0));
+        let mut expect = match first {
+            b'{' | b'[' => self.open(index, first + 2)?,
+            _ => return self.end_scalar(index, start, first),
+        };
         loop {
             expect = match expect {
-                Expect::Value => {
-                    let (start, first) = self.next_position();
-                    let index = self.tokens.len();
-                    self.tokens.push(Token {
-                        kind: Kind::Other,
-                        start: start as u32,
-                        end: 0,
-                        key_start: key.0,
-                        key_end: key.1,
-                        next: 0,
-                    });
-                    key = (0, 0);
-                    match first {
-                        b'{' | b'[' => self.open(index, first + 2)?,
-                        _ => {
-                            let (kind, end) = self.scalar(start, first)?;
-                            let token = &mut self.tokens[index];
-                            token.kind = kind;
-                            token.end = end as u32;
-                            token.next = index as u32 + 1;
-                            Expect::Next
-                        }
-                    }
-                }
-                Expect::Name => {
-                    key = self.name()?;
-                    Expect::Value
-                }
+                Expect::Name => self.members()?,
+                Expect::Item => self.items()?,
                 Expect::Next => {
                     let Some(open) = self.open.last() else {
                         return Some(());
@@ -143,7 +121,7 @@ impl Builder<'_> {
                     let closing = open.closing;
                     match self.next_position() {
                         (_, b',') if closing == b'}' => Expect::Name,
-                        (_, b',') => Expect::Value,
+                        (_, b',') => Expect::Item,
                         (position, byte) if byte == closing => {
                             self.close(position)?;
                             Expect::Next
@@ -155,6 +133,76 @@ impl Builder<'_> {
         }
     }
 
+    /// The members of the innermost object from a name on, as long as their values
+    /// are scalars; then the state after the container a value opens, or after the
+    /// object's end.
+    #[inline(always)]
+    fn members(&mut self) -> Option<Expect> {
+        loop {
+            let key = self.name()?;
+            let (start, first) = self.next_position();
+            let index = self.push_token(start, key);
+            if let b'{' | b'[' = first {
+                return self.open(index, first + 2);
+            }
+            self.end_scalar(index, start, first)?;
+            match self.next_position() {
+                (_, b',') => {}
+                (position, b'}') => {
+                    self.close(position)?;
+                    return Some(Expect::Next);
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// The items of the innermost array from an item on, as [`Builder::members`].
+    #[inline(always)]
+    fn items(&mut self) -> Option<Expect> {
+        loop {
+            let (start, first) = self.next_position();
+            let index = self.push_token(start, (0, 0));
+            if let b'{' | b'[' = first {
+                return self.open(index, first + 2);
+            }
+            self.end_scalar(index, start, first)?;
+            match self.next_position() {
+                (_, b',') => {}
+                (position, b']') => {
+                    self.close(position)?;
+                    return Some(Expect::Next);
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Records a value starting at `start`, as the member `key` (empty for none).
+    #[inline(always)]
+    fn push_token(&mut self, start: usize, key: (u32, u32)) -> usize {
+        let index = self.tokens.len();
+        self.tokens.push(Token {
+            kind: Kind::Other,
+            start: start as u32,
+            end: 0,
+            key_start: key.0,
+            key_end: key.1,
+            next: index as u32 + 1,
+        });
+        index
+    }
+
+    /// Checks the string or scalar of token `index` and records its kind and end.
+    #[inline(always)]
+    fn end_scalar(&mut self, index: usize, start: usize, first: u8) -> Option<()> {
+        let (kind, end) = self.scalar(start, first)?;
+        let token = self.tokens.get_mut(index)?;
+        token.kind = kind;
+        token.end = end as u32;
+        Some(())
+    }
+
     /// Opens the object or array of token `index`, whose bracket was consumed; what
     /// comes next.
     fn open(&mut self, index: usize, closing: u8) -> Option<Expect> {
@@ -163,12 +211,13 @@ impl Builder<'_> {
         }
         let (kind, first) = match closing {
             b'}' => (Kind::Object, Expect::Name),
-            _ => (Kind::Array, Expect::Value),
+            _ => (Kind::Array, Expect::Item),
         };
         self.tokens[index].kind = kind;
         self.open.push(Open {
             token: index,
-            first_name: self.names.len(),
+            members: 0,
+            name_hashes: 0,
             closing,
         });
         if self.peek() == closing {
@@ -186,10 +235,8 @@ impl Builder<'_> {
         let token = &mut self.tokens[open.token];
         token.end = position as u32 + 1;
         token.next = next;
-        if token.kind == Kind::Object {
-            let unique = self.unique(&self.names[open.first_name..]);
-            self.names.truncate(open.first_name);
-            return unique.then_some(());
+        if token.kind == Kind::Object && open.members > FILTERED_NAMES {
+            return self.distinct_names(open.token).then_some(());
         }
         Some(())
     }
@@ -204,7 +251,7 @@ impl Builder<'_> {
         if self.escapes_in(open, close)? {
             return None;
         }
-        self.names.push(Name::new(self.bytes, open + 1, close));
+        self.check_name(open + 1, close)?;
         if self.next_position().1 != b':' {
             return None;
         }
@@ -308,6 +355,7 @@ fn valid_escape(bytes: &[u8], at: usize) -> Option<()> {
 
 /// The end of the number at `start`: `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`,
 /// refusing those that might not fit a finite `f64`.
+#[inline(always)]
 fn number(bytes: &[u8], start: usize) -> Option<usize> {
     let mut pos = start;
     if bytes.get(pos) == Some(&b'-') {
@@ -348,64 +396,49 @@ fn digits(bytes: &[u8], pos: &mut usize) -> usize {
     *pos - start
 }
 
-/// A member name, with its first eight bytes as a number so that most comparisons of
-/// distinct names end at one integer comparison.
-#[derive(Clone, Copy)]
-struct Name {
-    head: u64,
-    start: u32,
-    end: u32,
-}
-
-impl Name {
-    #[inline(always)]
-    fn new(text: &[u8], start: usize, end: usize) -> Name {
-        let length = end - start;
-        let head = match text.get(start..start + 8) {
-            Some(word) => {
-                let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-                match length {
-                    0..=7 => word & ((1u64 << (8 * length)) - 1),
-                    _ => word,
-                }
-            }
-            None => text[start..end]
-                .iter()
-                .take(8)
-                .rev()
-                .fold(0, |head, &b| (head << 8) | u64::from(b)),
-        };
-        Name {
-            head,
-            start: start as u32,
-            end: end as u32,
-        }
-    }
-
-    fn bytes<'t>(&self, text: &'t [u8]) -> &'t [u8] {
-        &text[self.start as usize..self.end as usize]
-    }
-}
-
 impl Builder<'_> {
-    /// Whether names are distinct: with duplicates `serde_json` keeps the first
-    /// position and the last value, which the index does not.
-    fn unique(&self, names: &[Name]) -> bool {
-        if names.len() <= PAIRWISE_NAMES {
-            for (i, name) in names.iter().enumerate() {
-                let length = name.end - name.start;
-                for earlier in &names[..i] {
-                    if earlier.head == name.head
-                        && earlier.end - earlier.start == length
-                        && earlier.bytes(self.bytes) == name.bytes(self.bytes)
-                    {
-                        return false;
-                    }
-                }
-            }
-            return true;
+    /// Refuses the name `start..end` of the innermost object when an earlier member
+    /// has it: with duplicates `serde_json` keeps the first position and the last
+    /// value, which the index does not. Small objects are checked here, cheaply: only
+    /// a name whose hash bit was seen before is compared with the earlier names.
+    #[inline(always)]
+    fn check_name(&mut self, start: usize, end: usize) -> Option<()> {
+        let bytes = self.bytes;
+        let open = self.open.last_mut()?;
+        open.members += 1;
+        if open.members > FILTERED_NAMES {
+            return Some(());
         }
-        let mut seen = HashSet::with_capacity(names.len());
-        names.iter().all(|name| seen.insert(name.bytes(self.bytes)))
+        let first = u64::from(*bytes.get(start)?);
+        let last = u64::from(*bytes.get(end.checked_sub(1)?)?);
+        let key = (first << 16) | (last << 8) | (end - start) as u64;
+        let mixed = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let bit = 1u64 << (mixed >> 58);
+        if open.name_hashes & bit != 0 {
+            let token = open.token;
+            let name = bytes.get(start..end)?;
+            if self.member_names(token).any(|earlier| earlier == name) {
+                return None;
+            }
+        }
+        self.open.last_mut()?.name_hashes |= bit;
+        Some(())
+    }
+
+    /// Whether the members of the object of token `object` have distinct names.
+    fn distinct_names(&self, object: usize) -> bool {
+        let mut seen = HashSet::new();
+        self.member_names(object).all(|name| seen.insert(name))
+    }
+
+    /// The names of the members recorded so far of the object of token `object`.
+    fn member_names(&self, object: usize) -> impl Iterator<Item = &[u8]> + '_ {
+        let mut index = object + 1;
+        std::iter::from_fn(move || {
+            let token = self.tokens.get(index)?;
+            index = token.next as usize;
+            self.bytes
+                .get(token.key_start as usize..token.key_end as usize)
+        })
     }
 }

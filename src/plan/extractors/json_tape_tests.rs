@@ -261,12 +261,19 @@ fn mutated_documents_agree_with_the_full_tree() {
 }
 
 #[test]
-fn large_objects_with_a_duplicate_name_are_left_to_the_full_tree() {
-    let members: Vec<String> = (0..40).map(|i| format!("\"k{i}\":{i}")).collect();
-    let distinct = format!("{{{}}}", members.join(","));
-    assert!(Tape::build(&distinct).is_some());
-    let duplicated = format!("{{{},\"k7\":0}}", members.join(","));
-    assert!(Tape::build(&duplicated).is_none());
+fn objects_with_a_duplicate_name_are_left_to_the_full_tree_whatever_their_size() {
+    for size in [2, 5, 20, 31, 32, 33, 40, 100] {
+        let members: Vec<String> = (0..size).map(|i| format!("\"k{i}\":{i}")).collect();
+        let distinct = format!("{{{}}}", members.join(","));
+        assert!(Tape::build(&distinct).is_some(), "{size} distinct names");
+        let duplicated = format!("{{{},\"k{}\":0}}", members.join(","), size / 2);
+        assert!(
+            Tape::build(&duplicated).is_none(),
+            "{size} names and a duplicate"
+        );
+        let nested = format!("[{{\"x\":{distinct}}},{duplicated}]");
+        assert!(Tape::build(&nested).is_none(), "{size} names, nested");
+    }
 }
 
 /// A document like the responses plans extract from, long enough for many 64-byte
