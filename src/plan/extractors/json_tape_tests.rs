@@ -6,7 +6,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
-use super::{special_byte, Tape};
+use super::Tape;
 use crate::plan::extractors::extracted_text;
 use crate::plan::extractors::jsonpath::JsonPath;
 
@@ -110,6 +110,24 @@ const PATHS: &[&str] = &[
     "$.a",
     "$.ka",
     "$.x",
+    "$.items[?(42 == @.id)].name",
+    "$.items[?(@.id != 1)].id",
+    "$.items[?(@.id <= 1)].id",
+    "$.items[?(@.id >= -3)].id",
+    "$.items[?(@.id == '42')].id",
+    "$.items[?(@.name == 42)].id",
+    "$.items[?(@.name > 'item-1')].name",
+    "$.items[?('item-1' < @.name)].name",
+    "$.items[?(@.name == 'item-42')].price",
+    "$.items[?(@.price == -0)].id",
+    "$.items[?(@.price == 0)].id",
+    "$.items[?(@.id == 42.0)].id",
+    "$.items[?(@.id == 9007199254740993)].id",
+    "$[?(@.id < 2)].name",
+    "$.nums[?(@ == 12345678901234567890)]",
+    "$.data[?(@.id == $.user.id)]",
+    "$.jobExecutions[?(@.status < 'D')].id",
+    "$.locations[?(@.name != 'Main')].code",
 ];
 
 /// The texts of what `path` selects in `text`: through the index when it builds,
@@ -243,33 +261,73 @@ fn mutated_documents_agree_with_the_full_tree() {
 }
 
 #[test]
-fn large_objects_with_a_duplicate_name_are_left_to_the_full_tree() {
-    let members: Vec<String> = (0..40).map(|i| format!("\"k{i}\":{i}")).collect();
-    let distinct = format!("{{{}}}", members.join(","));
-    assert!(Tape::build(&distinct).is_some());
-    let duplicated = format!("{{{},\"k7\":0}}", members.join(","));
-    assert!(Tape::build(&duplicated).is_none());
+fn objects_with_a_duplicate_name_are_left_to_the_full_tree_whatever_their_size() {
+    for size in [2, 5, 20, 31, 32, 33, 40, 100] {
+        let members: Vec<String> = (0..size).map(|i| format!("\"k{i}\":{i}")).collect();
+        let distinct = format!("{{{}}}", members.join(","));
+        assert!(Tape::build(&distinct).is_some(), "{size} distinct names");
+        let duplicated = format!("{{{},\"k{}\":0}}", members.join(","), size / 2);
+        assert!(
+            Tape::build(&duplicated).is_none(),
+            "{size} names and a duplicate"
+        );
+        let nested = format!("[{{\"x\":{distinct}}},{duplicated}]");
+        assert!(Tape::build(&nested).is_none(), "{size} names, nested");
+    }
+}
+
+/// A document like the responses plans extract from, long enough for many 64-byte
+/// blocks, with escapes, whitespace and numbers of every form placed across block
+/// boundaries.
+fn long_document() -> String {
+    let mut text = String::from("{\"token\":\"abc\\\"123\",\n  \"items\": [");
+    for i in 0..60 {
+        let separator = if i == 0 { "" } else { ",\r\n\t" };
+        text.push_str(&format!(
+            r#"{separator}{{"id":{i}, "name" : "item-{i}", "note":"a\\b\u00e9\"{i}\/","price":{}.{}e{},"ok":{},"tags":[{}]}}"#,
+            i * 7 - 20,
+            i % 10,
+            i % 3,
+            if i % 2 == 0 { "true" } else { "null" },
+            (0..i % 4).map(|n| n.to_string()).collect::<Vec<_>>().join(" ,"),
+        ));
+    }
+    text.push_str("]}  ");
+    text
 }
 
 #[test]
-fn special_bytes_are_found_eight_at_a_time_as_one_by_one() {
-    let mut rng = SmallRng::seed_from_u64(3);
-    let alphabet = [
-        b'a', b'"', b'\\', 0x1f, 0x20, 0x7f, 0x80, 0xff, b'!', 0x00, b'#', b'[',
-    ];
-    for _ in 0..5000 {
-        let len = rng.gen_range(0..40);
-        let bytes: Vec<u8> = (0..len)
-            .map(|_| match rng.gen_range(0..4) {
-                0 => alphabet[rng.gen_range(0..alphabet.len())],
-                _ => b'x',
-            })
-            .collect();
-        let from = rng.gen_range(0..=len);
-        let naive = bytes[from..]
-            .iter()
-            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-            .map(|i| from + i);
-        assert_eq!(special_byte(&bytes, from), naive, "{bytes:?} from {from}");
+fn long_mutated_documents_agree_with_the_full_tree() {
+    let paths: Vec<JsonPath> = [
+        "$.items[?(@.id == 42)].name",
+        "$.items[?(@.name == 'item-7')].note",
+        "$.items[?(@.price > 3)].id",
+        "$..tags[*]",
+        "$.token",
+        "$.items[*].ok",
+    ]
+    .iter()
+    .map(|p| JsonPath::compile(p).expect(p))
+    .collect();
+    let text = long_document();
+    assert!(Tape::build(&text).is_some());
+    same_as_full_tree(&text, &paths);
+    let alphabet = b"{}[]\":,.-+eE0129 \\/utnfalsx\n\r\t";
+    let mut rng = SmallRng::seed_from_u64(13);
+    for _ in 0..1500 {
+        let mut bytes = text.as_bytes().to_vec();
+        for _ in 0..rng.gen_range(1..4) {
+            let at = rng.gen_range(0..bytes.len());
+            match rng.gen_range(0..3) {
+                0 => {
+                    bytes.remove(at);
+                }
+                1 => bytes.insert(at, alphabet[rng.gen_range(0..alphabet.len())]),
+                _ => bytes[at] = alphabet[rng.gen_range(0..alphabet.len())],
+            }
+        }
+        if let Ok(mutated) = String::from_utf8(bytes) {
+            same_as_full_tree(&mutated, &paths);
+        }
     }
 }

@@ -215,6 +215,15 @@ impl JsonPath {
         }
     }
 
+    /// The node a relative path without a function leads to from `start`, when it is
+    /// made of single names and indexes: `Some(None)` when that node is missing.
+    pub(super) fn first_node<'v, N: Node<'v>>(&self, start: N) -> Option<Option<N>> {
+        match self.function {
+            None => self.walk(start),
+            Some(_) => None,
+        }
+    }
+
     /// The node a path of single names and indexes leads to from `start` (the usual
     /// filter operand, `@.id`), found without collecting; `None` for other paths.
     fn walk<'v, N: Node<'v>>(&self, start: N) -> Option<Option<N>> {

@@ -2,6 +2,10 @@
 //! item being filtered, `$` the document; an operand path that selects nothing makes a
 //! comparison false; `=~` must match the whole text; numbers compare as numbers and
 //! strings as strings, values of different types are never equal.
+//!
+//! A comparison of a path with a number or string literal is decided on the
+//! document's text when the node is a plain integer or a string without escapes
+//! ([`Scalar`]); otherwise both sides are built as `serde_json` values.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -10,7 +14,7 @@ use fancy_regex::Regex;
 use serde_json::Value;
 
 use super::jsonpath::JsonPath;
-use super::jsonpath_node::Node;
+use super::jsonpath_node::{Node, Scalar};
 
 #[derive(Debug, Clone)]
 pub enum Filter {
@@ -70,6 +74,9 @@ impl Operand {
 }
 
 fn compare<'v, N: Node<'v>>(left: &Operand, op: Op, right: &Operand, item: N, root: N) -> bool {
+    if let Some(decided) = compare_in_place(left, op, right, item, root) {
+        return decided;
+    }
     let Some(l) = left.value(item, root) else {
         return op == Op::Ne;
     };
@@ -93,16 +100,65 @@ fn compare<'v, N: Node<'v>>(left: &Operand, op: Op, right: &Operand, item: N, ro
         Op::Nin => r
             .as_array()
             .is_some_and(|a| !a.iter().any(|v| equal(&l, v))),
-        _ => match order(&l, &r) {
-            Some(ord) => match op {
-                Op::Lt => ord == Ordering::Less,
-                Op::Le => ord != Ordering::Greater,
-                Op::Gt => ord == Ordering::Greater,
-                _ => ord != Ordering::Less,
-            },
-            None => false,
-        },
+        _ => order(&l, &r).is_some_and(|ordering| holds(op, ordering)),
     }
+}
+
+/// Whether `op` (not `=~`, `in` or `nin`) holds between operands so ordered.
+fn holds(op: Op, ordering: Ordering) -> bool {
+    match op {
+        Op::Eq => ordering == Ordering::Equal,
+        Op::Ne => ordering != Ordering::Equal,
+        Op::Lt => ordering == Ordering::Less,
+        Op::Le => ordering != Ordering::Greater,
+        Op::Gt => ordering == Ordering::Greater,
+        _ => ordering != Ordering::Less,
+    }
+}
+
+/// [`compare`] without building values, when a path of names and indexes meets a number
+/// or string literal and the node is a [`Scalar`] the literal can be compared with
+/// exactly; `None` when the general comparison must decide.
+fn compare_in_place<'v, N: Node<'v>>(
+    left: &Operand,
+    op: Op,
+    right: &Operand,
+    item: N,
+    root: N,
+) -> Option<bool> {
+    if matches!(op, Op::Matches | Op::In | Op::Nin) {
+        return None;
+    }
+    let (path, start, literal, literal_first) = match (left, right) {
+        (Operand::Current(path), Operand::Literal(literal)) => (path, item, literal, false),
+        (Operand::Root(path), Operand::Literal(literal)) => (path, root, literal, false),
+        (Operand::Literal(literal), Operand::Current(path)) => (path, item, literal, true),
+        (Operand::Literal(literal), Operand::Root(path)) => (path, root, literal, true),
+        _ => return None,
+    };
+    let Some(node) = path.first_node(start)? else {
+        // A path that selects nothing makes every comparison but `!=` false.
+        return Some(op == Op::Ne);
+    };
+    let ordering = match (node.scalar(), literal) {
+        (Scalar::Integer(integer), Value::Number(number)) => {
+            let number = number
+                .as_i64()
+                .filter(|n| n.unsigned_abs() <= Scalar::EXACT_INTEGER)?;
+            integer.cmp(&number)
+        }
+        (Scalar::PlainString(text), Value::String(string)) => text.cmp(string.as_str()),
+        // Values of different types are neither equal nor ordered.
+        (Scalar::Integer(_), Value::String(_)) | (Scalar::PlainString(_), Value::Number(_)) => {
+            return Some(op == Op::Ne)
+        }
+        _ => return None,
+    };
+    let ordering = match literal_first {
+        false => ordering,
+        true => ordering.reverse(),
+    };
+    Some(holds(op, ordering))
 }
 
 fn equal(a: &Value, b: &Value) -> bool {

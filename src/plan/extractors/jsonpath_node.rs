@@ -1,7 +1,8 @@
 //! What JSONPath evaluation needs from a JSON document, so that one evaluator runs
 //! over two representations: a parsed `serde_json::Value` (the reference) and the
 //! borrowed index of `json_tape` (cheap to build; values are materialised only when a
-//! filter compares them or a path selects them).
+//! filter compares them or a path selects them; plain integers and strings are
+//! compared in place, see [`Scalar`]).
 
 use std::borrow::Cow;
 
@@ -19,6 +20,27 @@ pub trait Node<'v>: Copy {
     fn array_len(self) -> Option<usize>;
     /// The node as a `serde_json::Value` (borrowed when it already is one).
     fn value(self) -> Cow<'v, Value>;
+    /// The node as a scalar a filter can compare without building a `Value`, when the
+    /// representation knows it exactly; `Unknown` sends the filter to [`Node::value`].
+    fn scalar(self) -> Scalar<'v> {
+        Scalar::Unknown
+    }
+}
+
+/// A scalar read in place from the document's text.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar<'v> {
+    /// An integer within ±2^53, where comparing as `f64` (as filters do) and as
+    /// integers agree.
+    Integer(i64),
+    /// A string without escapes: its text is its value.
+    PlainString(&'v str),
+    Unknown,
+}
+
+impl Scalar<'_> {
+    /// The largest magnitude of [`Scalar::Integer`].
+    pub const EXACT_INTEGER: u64 = 1 << 53;
 }
 
 impl<'v> Node<'v> for &'v Value {
