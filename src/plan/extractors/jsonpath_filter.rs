@@ -52,11 +52,10 @@ impl Filter {
             Filter::Or(a, b) => a.matches(item, root) || b.matches(item, root),
             Filter::And(a, b) => a.matches(item, root) && b.matches(item, root),
             Filter::Not(f) => !f.matches(item, root),
-            Filter::Exists(operand) => match operand.value(item, root) {
-                Some(Cow::Borrowed(Value::Bool(b))) => *b,
-                Some(_) => true,
-                None => false,
-            },
+            // Jayway compiles a bare path into an existence check: a member that is
+            // `false` or `null` still exists. A bare `true`/`false` literal keeps its value.
+            Filter::Exists(Operand::Literal(Value::Bool(b))) => *b,
+            Filter::Exists(operand) => operand.value(item, root).is_some(),
             Filter::Compare(left, op, right) => compare(left, *op, right, item, root),
         }
     }

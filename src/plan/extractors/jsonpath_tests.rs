@@ -117,3 +117,26 @@ fn bad_paths_are_errors() {
         assert!(JsonPath::compile(bad).is_err(), "{bad}");
     }
 }
+
+/// A bare path in a filter asks whether the member exists, as Jayway's `PathNode`
+/// existence check does: `false` and `null` members exist; `!@.x` asks the opposite. The
+/// document index and the full tree must agree.
+#[test]
+fn a_bare_filter_path_is_an_existence_check() {
+    let text =
+        r#"{"items":[{"id":1,"flag":false},{"id":2,"flag":null},{"id":3,"flag":true},{"id":4}]}"#;
+    let ids = |path: &str| {
+        let compiled = JsonPath::compile(path).unwrap();
+        let tree: Value = serde_json::from_str(text).unwrap();
+        let from_tree: Vec<Value> = compiled
+            .select(&tree)
+            .into_iter()
+            .map(|v| v.into_owned())
+            .collect();
+        let from_text = compiled.select_text(text).unwrap();
+        assert_eq!(from_tree, from_text, "{path}");
+        from_tree
+    };
+    assert_eq!(ids("$.items[?(@.flag)].id"), [json!(1), json!(2), json!(3)]);
+    assert_eq!(ids("$.items[?(!@.flag)].id"), [json!(4)]);
+}
