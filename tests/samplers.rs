@@ -52,6 +52,27 @@ fn java_request_reports_what_its_arguments_ask_for() {
     assert_eq!(jtl.get(jtl.one("Defaults"), "success"), "true");
 }
 
+/// A Java Request's parameters of properties are kept per user between samples; a
+/// property set during the run must show in the next sample, and `-J` values at once.
+#[test]
+fn java_request_parameters_follow_properties_set_during_the_run() {
+    let jtl = run_fixture("samplers/java_request_properties.jmx", &["-Jcode=202"]);
+    let java: Vec<(&str, &str)> = jtl
+        .labelled("Java")
+        .into_iter()
+        .map(|row| {
+            (
+                jtl.get(row, "responseCode"),
+                jtl.get(row, "responseMessage"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        java,
+        [("202", "first"), ("202", "after-1"), ("202", "after-2")]
+    );
+}
+
 #[test]
 fn debug_sampler_label_shows_variables() {
     let jtl = run_fixture("samplers/debug.jmx", &[]);

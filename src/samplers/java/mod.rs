@@ -24,7 +24,7 @@ use crate::expr::{Template, TemplateValue};
 use crate::jmx::Element;
 use crate::plan::context::argument_rows;
 use crate::plan::{BuildContext, SampleContext, Sampler};
-use crate::results::SampleResult;
+use crate::results::{FastMap, SampleResult};
 
 use super::udp::sender::{UdpSender, MAX_UNFRAGMENTED_PAYLOAD};
 use super::{new_result, wall_clock_ms};
@@ -45,7 +45,22 @@ pub struct JavaSampler {
     client: Client,
     /// The sampler's arguments followed by those of its defaults, innermost first.
     params: Vec<(String, Template)>,
+    /// Every parameter is constant or reads properties only: each user then keeps its own
+    /// copy of the values until a property changes (see [`KeptParameters`]).
+    params_read_only_properties: bool,
 }
+
+/// A user's copy of a Java Request's parameter values as of a version of the
+/// properties. Reading kept `${__P()}` values from the template shared by all users
+/// costs atomic operations on cache lines every worker thread touches, several per
+/// parameter per sample; with many users sending at full rate that showed in profiles.
+struct KeptParameters {
+    version: u64,
+    values: Vec<String>,
+}
+
+/// The user slot holding every Java Request's [`KeptParameters`], by element id.
+const KEPT_PARAMETERS_SLOT: usize = usize::MAX - 0x4A41;
 
 /// Which Java client class the sampler runs.
 enum Client {
@@ -98,7 +113,12 @@ pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn 
             }
         }
     };
-    Arc::new(JavaSampler { client, params })
+    let params_read_only_properties = params.iter().all(|(_, t)| t.reads_only_properties());
+    Arc::new(JavaSampler {
+        client,
+        params,
+        params_read_only_properties,
+    })
 }
 
 /// A constant `packetSize` above what one Ethernet frame carries is sent as IP
@@ -140,13 +160,27 @@ fn defaults_classname<'a>(configs: &[&'a Element]) -> Option<&'a str> {
 #[async_trait]
 impl Sampler for JavaSampler {
     async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>> {
-        let params = self.evaluate(cx);
-        let mut result = match &self.client {
-            Client::JavaTest => Box::new(clients::java_test(&params, cx).await),
-            Client::SleepTest => Box::new(clients::sleep_test(&params, cx).await),
-            Client::Udp(sender) => sender.sample(&params, cx).await?,
-            Client::Missing { classname } => Box::new(missing_class(classname, cx)),
+        let kept = self.kept_values(cx);
+        let mut result = {
+            let params = match &kept {
+                Some(kept) => self.kept_parameters(&kept.values, cx),
+                None => self.evaluate(cx),
+            };
+            match &self.client {
+                Client::JavaTest => Box::new(clients::java_test(&params, cx).await),
+                Client::SleepTest => Box::new(clients::sleep_test(&params, cx).await),
+                Client::Udp(sender) => sender.sample(&params, cx).await?,
+                Client::Missing { classname } => Box::new(missing_class(classname, cx)),
+            }
         };
+        if let Some(kept) = kept {
+            cx.user
+                .slot(
+                    KEPT_PARAMETERS_SLOT,
+                    FastMap::<usize, KeptParameters>::default,
+                )
+                .insert(cx.element_id, kept);
+        }
         // JMeter labels a result its client left unlabelled with the element's name.
         if result.label.is_empty() {
             result.label = cx.label.clone();
@@ -156,6 +190,46 @@ impl Sampler for JavaSampler {
 }
 
 impl JavaSampler {
+    /// The user's kept parameter values, taken out of its slot for this sample (put back
+    /// after it), computed again when the properties changed; `None` when a parameter
+    /// depends on more than the properties.
+    fn kept_values(&self, cx: &mut SampleContext<'_>) -> Option<KeptParameters> {
+        if !self.params_read_only_properties {
+            return None;
+        }
+        // Read before computing: a change made meanwhile leaves an older version kept.
+        let version = cx.user.run.props.version();
+        let slot = cx.user.slot(
+            KEPT_PARAMETERS_SLOT,
+            FastMap::<usize, KeptParameters>::default,
+        );
+        if let Some(kept) = slot.remove(&cx.element_id) {
+            if kept.version == version {
+                return Some(kept);
+            }
+        }
+        let mut eval = cx.user.eval(&cx.label);
+        let values = self.params.iter().map(|(_, t)| t.eval(&mut eval)).collect();
+        Some(KeptParameters { version, values })
+    }
+
+    /// The parameter map over kept values.
+    fn kept_parameters<'a>(
+        &'a self,
+        values: &'a [String],
+        cx: &SampleContext<'_>,
+    ) -> Parameters<'a> {
+        let mut list: Vec<(&str, TemplateValue<'_>)> = Vec::with_capacity(values.len() + 1);
+        list.extend(
+            self.params
+                .iter()
+                .zip(values)
+                .map(|((name, _), value)| (name.as_str(), TemplateValue::Constant(value.as_str()))),
+        );
+        list.push((ELEMENT_NAME, TemplateValue::Shared(cx.label.clone())));
+        Parameters(list)
+    }
+
     /// This sample's parameter map (JMeter's `JavaSamplerContext`).
     fn evaluate(&self, cx: &mut SampleContext<'_>) -> Parameters<'_> {
         let mut eval = cx.user.eval(&cx.label);
