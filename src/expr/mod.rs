@@ -143,11 +143,22 @@ impl Template {
 
     /// Evaluates the template in `ctx`.
     pub fn eval(&self, ctx: &mut EvalContext<'_>) -> String {
-        match self.eval_shared(ctx) {
-            TemplateValue::Constant(text) => text.to_string(),
-            TemplateValue::Shared(text) => text.to_string(),
-            TemplateValue::Computed(text) => text,
+        match &self.parts[..] {
+            [Part::Literal(text)] => return text.clone(),
+            [] => return String::new(),
+            _ => {}
         }
+        if let Some(kept) = &self.kept {
+            let version = ctx.props.version();
+            {
+                let kept = kept.read();
+                if kept.version == version {
+                    return kept.value.to_string();
+                }
+            }
+            return self.keep(kept, version, ctx).to_string();
+        }
+        self.compute(ctx)
     }
 
     /// Evaluates the template in `ctx`, borrowing or sharing the value when it need not
@@ -159,8 +170,6 @@ impl Template {
             _ => {}
         }
         if let Some(kept) = &self.kept {
-            // Read before computing: a change made meanwhile leaves an older version kept,
-            // so the next evaluation computes again.
             let version = ctx.props.version();
             {
                 let kept = kept.read();
@@ -168,14 +177,20 @@ impl Template {
                     return TemplateValue::Shared(kept.value.clone());
                 }
             }
-            let value: Arc<str> = Arc::from(self.compute(ctx));
-            *kept.write() = KeptValue {
-                version,
-                value: value.clone(),
-            };
-            return TemplateValue::Shared(value);
+            return TemplateValue::Shared(self.keep(kept, version, ctx));
         }
         TemplateValue::Computed(self.compute(ctx))
+    }
+
+    /// Computes the value and keeps it as of `version`, read before computing: a change
+    /// made meanwhile leaves an older version kept, so the next evaluation computes again.
+    fn keep(&self, kept: &RwLock<KeptValue>, version: u64, ctx: &mut EvalContext<'_>) -> Arc<str> {
+        let value: Arc<str> = Arc::from(self.compute(ctx));
+        *kept.write() = KeptValue {
+            version,
+            value: value.clone(),
+        };
+        value
     }
 
     fn compute(&self, ctx: &mut EvalContext<'_>) -> String {
