@@ -5,6 +5,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::*;
+use crate::plan::extractors::test_support::mutate;
 
 /// The index computed one byte at a time, the obvious way.
 fn naive(text: &[u8]) -> Option<(Vec<u32>, Vec<u32>)> {
@@ -158,16 +159,8 @@ fn mutated_documents_are_indexed_alike_on_both_paths() {
     check(document.as_bytes());
     for _ in 0..2000 {
         let mut bytes = document.as_bytes().to_vec();
-        for _ in 0..rng.gen_range(1..6) {
-            let at = rng.gen_range(0..bytes.len());
-            match rng.gen_range(0..3) {
-                0 => {
-                    bytes.remove(at);
-                }
-                1 => bytes.insert(at, alphabet[rng.gen_range(0..alphabet.len())]),
-                _ => bytes[at] = alphabet[rng.gen_range(0..alphabet.len())],
-            }
-        }
+        let edits = rng.gen_range(1..6);
+        mutate(&mut bytes, edits, alphabet, &mut rng);
         let cut = rng.gen_range(0..=bytes.len());
         check(&bytes[..cut]);
         check(&bytes);

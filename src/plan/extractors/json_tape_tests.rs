@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::Tape;
 use crate::plan::extractors::extracted_text;
 use crate::plan::extractors::jsonpath::JsonPath;
+use crate::plan::extractors::test_support::mutate;
 
 const DOCUMENTS: &[&str] = &[
     r#"{"store":{"book":[
@@ -240,19 +241,8 @@ fn mutated_documents_agree_with_the_full_tree() {
     for text in DOCUMENTS {
         for _ in 0..300 {
             let mut bytes = text.as_bytes().to_vec();
-            for _ in 0..rng.gen_range(1..4) {
-                let at = rng.gen_range(0..bytes.len());
-                match rng.gen_range(0..3) {
-                    0 => {
-                        bytes.remove(at);
-                    }
-                    1 => bytes.insert(at, alphabet[rng.gen_range(0..alphabet.len())]),
-                    _ => bytes[at] = alphabet[rng.gen_range(0..alphabet.len())],
-                }
-                if bytes.is_empty() {
-                    break;
-                }
-            }
+            let edits = rng.gen_range(1..4);
+            mutate(&mut bytes, edits, alphabet, &mut rng);
             if let Ok(mutated) = String::from_utf8(bytes) {
                 same_as_full_tree(&mutated, &paths);
             }
@@ -316,16 +306,8 @@ fn long_mutated_documents_agree_with_the_full_tree() {
     let mut rng = SmallRng::seed_from_u64(13);
     for _ in 0..1500 {
         let mut bytes = text.as_bytes().to_vec();
-        for _ in 0..rng.gen_range(1..4) {
-            let at = rng.gen_range(0..bytes.len());
-            match rng.gen_range(0..3) {
-                0 => {
-                    bytes.remove(at);
-                }
-                1 => bytes.insert(at, alphabet[rng.gen_range(0..alphabet.len())]),
-                _ => bytes[at] = alphabet[rng.gen_range(0..alphabet.len())],
-            }
-        }
+        let edits = rng.gen_range(1..4);
+        mutate(&mut bytes, edits, alphabet, &mut rng);
         if let Ok(mutated) = String::from_utf8(bytes) {
             same_as_full_tree(&mutated, &paths);
         }
