@@ -112,8 +112,8 @@ impl Builder<'_> {
         };
         loop {
             expect = match expect {
-                Expect::Name => self.members()?,
-                Expect::Item => self.items()?,
+                Expect::Name => self.values(true)?,
+                Expect::Item => self.values(false)?,
                 Expect::Next => {
                     let Some(open) = self.open.last() else {
                         return Some(());
@@ -133,13 +133,16 @@ impl Builder<'_> {
         }
     }
 
-    /// The members of the innermost object from a name on, as long as their values
-    /// are scalars; then the state after the container a value opens, or after the
-    /// object's end.
+    /// The values of the innermost container from one on, as long as they are scalars:
+    /// an object's members (`named`, each after its name, ending at `}`) or an array's
+    /// items (ending at `]`); then the state after the container a value opens, or
+    /// after the container's end. Both callers pass constants, so each gets its own
+    /// loop without the tests.
     #[inline(always)]
-    fn members(&mut self) -> Option<Expect> {
+    fn values(&mut self, named: bool) -> Option<Expect> {
+        let end = if named { b'}' } else { b']' };
         loop {
-            let key = self.name()?;
+            let key = if named { self.name()? } else { (0, 0) };
             let (start, first) = self.next_position();
             let index = self.push_token(start, key);
             if let b'{' | b'[' = first {
@@ -148,28 +151,7 @@ impl Builder<'_> {
             self.end_scalar(index, start, first)?;
             match self.next_position() {
                 (_, b',') => {}
-                (position, b'}') => {
-                    self.close(position)?;
-                    return Some(Expect::Next);
-                }
-                _ => return None,
-            }
-        }
-    }
-
-    /// The items of the innermost array from an item on, as [`Builder::members`].
-    #[inline(always)]
-    fn items(&mut self) -> Option<Expect> {
-        loop {
-            let (start, first) = self.next_position();
-            let index = self.push_token(start, (0, 0));
-            if let b'{' | b'[' = first {
-                return self.open(index, first + 2);
-            }
-            self.end_scalar(index, start, first)?;
-            match self.next_position() {
-                (_, b',') => {}
-                (position, b']') => {
+                (position, closer) if closer == end => {
                     self.close(position)?;
                     return Some(Expect::Next);
                 }
