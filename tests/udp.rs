@@ -111,6 +111,20 @@ fn packet_size_pads_with_zeros_or_truncates() {
     }
 }
 
+/// The sender decodes its parameters once per user while they read only properties; a
+/// property set during the run must still reach the next datagram.
+#[test]
+fn udp_parameters_follow_properties_set_during_the_run() {
+    let (jtl, counts) = run_against_sink("udp/udp_properties.jmx", &[], false);
+    let sizes: Vec<String> = jtl
+        .labelled("UDP Send")
+        .into_iter()
+        .map(|row| jtl.get(row, "bytes").to_string())
+        .collect();
+    assert_eq!(sizes, ["10", "15", "25"]);
+    assert_eq!((counts.datagrams, counts.bytes), (3, 50));
+}
+
 #[test]
 fn an_unmapped_class_is_refused_with_the_property_that_maps_it() {
     let work = tempfile::tempdir().expect("scratch folder");

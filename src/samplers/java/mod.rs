@@ -26,7 +26,7 @@ use crate::plan::context::argument_rows;
 use crate::plan::{BuildContext, SampleContext, Sampler};
 use crate::results::{FastMap, SampleResult};
 
-use super::udp::sender::{UdpSender, MAX_UNFRAGMENTED_PAYLOAD};
+use super::udp::sender::{SendSettings, UdpSender, MAX_UNFRAGMENTED_PAYLOAD};
 use super::{new_result, wall_clock_ms};
 use mapping::Native;
 
@@ -160,17 +160,43 @@ fn defaults_classname<'a>(configs: &[&'a Element]) -> Option<&'a str> {
 #[async_trait]
 impl Sampler for JavaSampler {
     async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>> {
+        let mut result = match &self.client {
+            Client::Udp(sender) => {
+                // The sender keeps its decoded settings per user (see `SendSettings`).
+                let version = self
+                    .params_read_only_properties
+                    .then(|| cx.user.run.props.version());
+                let read = |cx: &mut SampleContext<'_>| SendSettings::read(&self.evaluate(cx));
+                sender.sample(cx, version, &read).await?
+            }
+            client => self.sample_with_parameters(client, cx).await,
+        };
+        // JMeter labels a result its client left unlabelled with the element's name.
+        if result.label.is_empty() {
+            result.label = cx.label.clone();
+        }
+        Some(result)
+    }
+}
+
+impl JavaSampler {
+    /// A sample of a client that reads its parameters as a map.
+    async fn sample_with_parameters(
+        &self,
+        client: &Client,
+        cx: &mut SampleContext<'_>,
+    ) -> Box<SampleResult> {
         let kept = self.kept_values(cx);
-        let mut result = {
+        let result = {
             let params = match &kept {
                 Some(kept) => self.kept_parameters(&kept.values, cx),
                 None => self.evaluate(cx),
             };
-            match &self.client {
-                Client::JavaTest => Box::new(clients::java_test(&params, cx).await),
-                Client::SleepTest => Box::new(clients::sleep_test(&params, cx).await),
-                Client::Udp(sender) => sender.sample(&params, cx).await?,
-                Client::Missing { classname } => Box::new(missing_class(classname, cx)),
+            match client {
+                Client::JavaTest => clients::java_test(&params, cx).await,
+                Client::SleepTest => clients::sleep_test(&params, cx).await,
+                Client::Missing { classname } => missing_class(classname, cx),
+                Client::Udp(_) => unreachable!("the UDP sender reads its own settings"),
             }
         };
         if let Some(kept) = kept {
@@ -181,15 +207,9 @@ impl Sampler for JavaSampler {
                 )
                 .insert(cx.element_id, kept);
         }
-        // JMeter labels a result its client left unlabelled with the element's name.
-        if result.label.is_empty() {
-            result.label = cx.label.clone();
-        }
-        Some(result)
+        Box::new(result)
     }
-}
 
-impl JavaSampler {
     /// The user's kept parameter values, taken out of its slot for this sample (put back
     /// after it), computed again when the properties changed; `None` when a parameter
     /// depends on more than the properties.

@@ -70,7 +70,46 @@ pub struct UdpSender {
     fragmentation_warned: AtomicBool,
 }
 
+/// What the contract reads from the sampler's parameters, decoded once. When every
+/// parameter is constant or reads only properties, a user keeps them until a property
+/// changes: decoding numbers and finding names on every datagram showed in profiles.
+pub struct SendSettings {
+    host: String,
+    port: String,
+    message: String,
+    interval_ms: i64,
+    packet_size: i64,
+    random_suffix_bytes: Option<String>,
+    sequence: Option<String>,
+}
+
+impl SendSettings {
+    /// The settings in `params` (JMeter's `getParameter` / `getLongParameter` rules).
+    pub fn read(params: &Parameters<'_>) -> SendSettings {
+        SendSettings {
+            host: params.get("host").unwrap_or("").trim().to_string(),
+            port: params.get("port").unwrap_or("").trim().to_string(),
+            message: params.get("message").unwrap_or("").to_string(),
+            interval_ms: params.long("intervalMs", 0),
+            packet_size: params.long("packetSize", 0),
+            random_suffix_bytes: params.get("randomSuffixBytes").map(str::to_string),
+            sequence: params.get("sequence").map(str::to_string),
+        }
+    }
+}
+
+/// Reads a sample's [`SendSettings`] from the sampler's parameters.
+pub type ReadSettings<'r> = dyn Fn(&mut SampleContext<'_>) -> SendSettings + Send + Sync + 'r;
+
 /// What a user keeps between samples (the Java class's fields after `setupTest`).
+struct UserSender {
+    settings: SendSettings,
+    /// The version of the properties `settings` were read at; `None` when they depend on
+    /// more than the properties and are read for every sample.
+    settings_version: Option<u64>,
+    socket: Result<UserSocket, SetupFailed>,
+}
+
 struct UserSocket {
     socket: UdpSocket,
     target: SocketAddr,
@@ -86,9 +125,9 @@ struct UserSocket {
 /// A set-up that failed; kept so every sample reports it without retrying at full rate.
 struct SetupFailed(String);
 
-enum UserSlot {
-    Ready(Box<UserSocket>),
-    Failed(SetupFailed),
+/// The user's state of the element `id`.
+fn user_sender<'u>(cx: &'u mut SampleContext<'_>, id: usize) -> &'u mut Option<Box<UserSender>> {
+    cx.user.slot(id, || None::<Box<UserSender>>)
 }
 
 impl UdpSender {
@@ -100,63 +139,78 @@ impl UdpSender {
         })
     }
 
-    /// One sample. `None` when the run stopped during the interval.
+    /// One sample. `settings_version` is the properties' version when the parameters
+    /// read only properties (the user's settings are then read again only when it
+    /// changes), `read` reads them. `None` when the run stopped during the interval.
     pub async fn sample(
         &self,
-        params: &Parameters<'_>,
         cx: &mut SampleContext<'_>,
+        settings_version: Option<u64>,
+        read: &ReadSettings<'_>,
     ) -> Option<Box<SampleResult>> {
         let id = cx.element_id;
-        let have_slot = cx.user.slot(id, || None::<UserSlot>).is_some();
-        if !have_slot {
-            let state = match set_up(params, cx).await {
-                Ok(ready) => UserSlot::Ready(Box::new(ready)),
-                Err(failed) => UserSlot::Failed(failed),
-            };
-            *cx.user.slot(id, || None::<UserSlot>) = Some(state);
+        let current = match user_sender(cx, id) {
+            Some(user) => settings_version.is_some() && user.settings_version == settings_version,
+            None => false,
+        };
+        if !current {
+            let settings = read(cx);
+            match user_sender(cx, id) {
+                Some(user) => {
+                    user.settings = settings;
+                    user.settings_version = settings_version;
+                }
+                None => {
+                    let socket = set_up(&settings, cx).await;
+                    *user_sender(cx, id) = Some(Box::new(UserSender {
+                        settings,
+                        settings_version,
+                        socket,
+                    }));
+                }
+            }
         }
         // Boxed from the start: at hundreds of thousands of samples a second, every copy
         // of the result on its way to the bus shows.
         let mut result = Box::new(new_result(cx, cx.label.clone()));
         let watch = Stopwatch::start();
-        let interval = params.long("intervalMs", 0);
+        let mut user = user_sender(cx, id).as_deref_mut()?;
+        let interval = user.settings.interval_ms;
         if interval > 0 {
-            let due = self.due(cx, interval);
+            let due = due(user, interval);
             if !cx.user.pause_until(due).await {
                 return None;
             }
+            user = user_sender(cx, id).as_deref_mut()?;
         }
-        let packet_size = params.long("packetSize", 0);
+        let packet_size = user.settings.packet_size;
         if packet_size > MAX_UNFRAGMENTED_PAYLOAD
             && !self.fragmentation_warned.swap(true, Ordering::Relaxed)
         {
             crate::runlog::warn(&format!(
                 "{}: packetSize {packet_size} is above {MAX_UNFRAGMENTED_PAYLOAD} bytes; \
                  datagrams are sent as IP fragments",
-                cx.label
+                result.label
             ));
         }
-        let slot = cx.user.slot(id, || None::<UserSlot>);
-        let outcome = match slot {
-            Some(UserSlot::Ready(user)) => {
-                let sequence = user
+        let outcome = match &mut user.socket {
+            Ok(socket) => {
+                let sequence = socket
                     .sequence
                     .then(|| self.next_sequence.fetch_add(1, Ordering::Relaxed));
-                let message = params.get("message").unwrap_or("");
                 fill_payload(
-                    &mut user.payload,
+                    &mut socket.payload,
                     sequence,
-                    message,
-                    &user.suffix,
+                    &user.settings.message,
+                    &socket.suffix,
                     packet_size,
                 );
-                send(&user.socket, &user.payload, user.target)
+                send(&socket.socket, &socket.payload, socket.target)
                     .await
                     .map(|sent| sent as i64)
                     .map_err(|e| io_error_text(&e))
             }
-            Some(UserSlot::Failed(SetupFailed(text))) => Err(text.clone()),
-            None => Err("the UDP sender was not set up".to_string()),
+            Err(SetupFailed(text)) => Err(text.clone()),
         };
         match outcome {
             Ok(sent) => {
@@ -177,32 +231,30 @@ impl UdpSender {
     }
 }
 
-impl UdpSender {
-    /// When this sample's datagram is due, recorded as the user's last due time: one
-    /// interval after the previous one, or after now for the first. A user that fell
-    /// behind by more than [`MAX_CATCH_UP`] starts a new grid instead of bursting.
-    fn due(&self, cx: &mut SampleContext<'_>, interval: i64) -> Instant {
-        let now = Instant::now();
-        let interval = Duration::from_millis(interval.max(0) as u64);
-        let Some(UserSlot::Ready(user)) = cx.user.slot(cx.element_id, || None::<UserSlot>) else {
-            return now + interval;
-        };
-        let due = match user.last_due {
-            Some(last) => (last + interval).max(now.checked_sub(MAX_CATCH_UP).unwrap_or(now)),
-            None => now + interval,
-        };
-        user.last_due = Some(due);
-        due
-    }
+/// When this sample's datagram is due, recorded as the user's last due time: one
+/// interval after the previous one, or after now for the first. A user that fell behind
+/// by more than [`MAX_CATCH_UP`] starts a new grid instead of bursting.
+fn due(user: &mut UserSender, interval: i64) -> Instant {
+    let now = Instant::now();
+    let interval = Duration::from_millis(interval.max(0) as u64);
+    let Ok(socket) = &mut user.socket else {
+        return now + interval;
+    };
+    let due = match socket.last_due {
+        Some(last) => (last + interval).max(now.checked_sub(MAX_CATCH_UP).unwrap_or(now)),
+        None => now + interval,
+    };
+    socket.last_due = Some(due);
+    due
 }
 
 /// The Java class's `setupTest`: destination, socket, options.
 async fn set_up(
-    params: &Parameters<'_>,
+    settings: &SendSettings,
     cx: &mut SampleContext<'_>,
 ) -> Result<UserSocket, SetupFailed> {
-    let host = params.get("host").unwrap_or("").trim().to_string();
-    let port_text = params.get("port").unwrap_or("").trim().to_string();
+    let host = &settings.host;
+    let port_text = &settings.port;
     let port: u16 = port_text.parse().map_err(|_| {
         SetupFailed(format!(
             "java.lang.NumberFormatException: For input string: \"{port_text}\""
@@ -222,17 +274,13 @@ async fn set_up(
         .and_then(|socket| socket.set_nonblocking(true).map(|()| socket))
         .map_err(|e| SetupFailed(io_error_text(&e)))?;
     let props = &cx.user.run.props;
-    let option = |name: &str, property: &str| {
-        params
-            .get(name)
-            .map(str::to_string)
-            .or_else(|| props.get(property))
-    };
-    let suffix_len = option("randomSuffixBytes", "jmxr.udp.randomSuffixBytes")
+    let option =
+        |given: &Option<String>, property: &str| given.clone().or_else(|| props.get(property));
+    let suffix_len = option(&settings.random_suffix_bytes, "jmxr.udp.randomSuffixBytes")
         .and_then(|text| text.trim().parse::<usize>().ok())
         .unwrap_or(0)
         .min(MAX_DATAGRAM as usize);
-    let sequence = option("sequence", "jmxr.udp.sequence")
+    let sequence = option(&settings.sequence, "jmxr.udp.sequence")
         .is_some_and(|text| text.trim().eq_ignore_ascii_case("true"));
     let suffix = (&mut cx.user.rng)
         .sample_iter(Alphanumeric)
