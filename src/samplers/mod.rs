@@ -23,6 +23,7 @@ pub mod os_process;
 pub mod tcp;
 pub mod udp;
 
+use std::cell::Cell;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -61,8 +62,9 @@ pub fn build(
     }
 }
 
-/// Times one sample: the wall clock gives the start stamp JMeter writes, a monotonic
-/// clock gives the elapsed time, so clock adjustments never distort durations.
+/// Times one sample on the monotonic clock, so clock adjustments never distort
+/// durations; the start stamp JMeter writes is that instant on the wall clock (see
+/// [`wall_clock_ms_at`]).
 pub struct Stopwatch {
     start_ms: i64,
     started: Instant,
@@ -70,9 +72,10 @@ pub struct Stopwatch {
 
 impl Stopwatch {
     pub fn start() -> Stopwatch {
+        let started = Instant::now();
         Stopwatch {
-            start_ms: wall_clock_ms(),
-            started: Instant::now(),
+            start_ms: wall_clock_ms_at(started),
+            started,
         }
     }
 
@@ -93,6 +96,51 @@ impl Stopwatch {
         result.elapsed = elapsed;
         result.end_time = self.start_ms.saturating_add(elapsed);
     }
+}
+
+/// How long a thread keeps one pairing of the monotonic and the wall clock.
+const WALL_CLOCK_REFRESH: Duration = Duration::from_secs(5);
+
+thread_local! {
+    /// A monotonic instant and the wall clock at it, in nanoseconds since the epoch.
+    static WALL_CLOCK_BASE: Cell<Option<(Instant, u64)>> = const { Cell::new(None) };
+}
+
+/// `instant` on the wall clock, in milliseconds since the epoch. As JMeter 5 stamps
+/// samples (`sampleresult.useNanoTime`), the time comes from the monotonic clock plus an
+/// offset to the wall clock taken again every few seconds: one clock read per stamp
+/// instead of two, and wall-clock steps reach the stamps within
+/// [`WALL_CLOCK_REFRESH`].
+pub fn wall_clock_ms_at(instant: Instant) -> i64 {
+    let nanos = WALL_CLOCK_BASE.with(|base| {
+        if let Some((at, at_nanos)) = base.get() {
+            if let Some(since) = instant.checked_duration_since(at) {
+                if since < WALL_CLOCK_REFRESH {
+                    return at_nanos.saturating_add(nanos_u64(since));
+                }
+            }
+        }
+        let (at, at_nanos) = (Instant::now(), wall_clock_nanos());
+        base.set(Some((at, at_nanos)));
+        match instant.checked_duration_since(at) {
+            Some(after) => at_nanos.saturating_add(nanos_u64(after)),
+            None => at_nanos.saturating_sub(nanos_u64(at.duration_since(instant))),
+        }
+    });
+    i64::try_from(nanos / 1_000_000).unwrap_or(i64::MAX)
+}
+
+/// Nanoseconds since the epoch (64 bits last until 2554; 128-bit division per stamp
+/// showed in profiles).
+fn wall_clock_nanos() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, nanos_u64)
+}
+
+fn nanos_u64(duration: Duration) -> u64 {
+    let nanos = duration.as_secs().saturating_mul(1_000_000_000);
+    nanos.saturating_add(u64::from(duration.subsec_nanos()))
 }
 
 /// Milliseconds since the epoch by the wall clock (0 if the clock is before 1970).
@@ -117,6 +165,25 @@ pub async fn sleep_unless_stopped(ms: u64, stop_now: &CancellationToken) -> bool
         biased;
         _ = stop_now.cancelled() => false,
         _ = tokio::time::sleep(Duration::from_millis(ms)) => true,
+    }
+}
+
+#[cfg(test)]
+mod clock_tests {
+    use super::*;
+
+    #[test]
+    fn stamps_from_the_monotonic_clock_agree_with_the_wall_clock() {
+        let earlier = Instant::now();
+        std::thread::sleep(Duration::from_millis(20));
+        let now = Instant::now();
+        let stamp = wall_clock_ms_at(now);
+        assert!((stamp - wall_clock_ms()).abs() <= 2, "{stamp}");
+        // An instant before the pairing is placed before it, not at it.
+        let before = wall_clock_ms_at(earlier);
+        assert!((stamp - before - 20).abs() <= 3, "{before} {stamp}");
+        let later = now + Duration::from_millis(1500);
+        assert_eq!(wall_clock_ms_at(later) - stamp, 1500);
     }
 }
 
