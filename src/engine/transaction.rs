@@ -58,7 +58,7 @@ impl VirtualUser {
             let ok = result.success;
             self.set_last_ok(ok);
         }
-        self.record(Box::new(result), &c.scope.listeners).await;
+        self.record(Arc::new(result), &c.scope.listeners).await;
         flow
     }
 }

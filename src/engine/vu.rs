@@ -205,26 +205,27 @@ impl VirtualUser {
 
     async fn after_sample(
         &mut self,
-        mut result: Box<SampleResult>,
+        mut result: Arc<SampleResult>,
         scope: &ScopePackage,
         name: &str,
     ) -> Flow {
-        self.stamp(&mut result);
-        if result.ignore {
-            self.set_last_ok(result.success);
-            return self.after_failure_checks(result.success, result.action, scope);
-        }
-        for post in &scope.post {
-            post.process(&mut result, &mut self.user);
-        }
-        {
+        let (success, action) = {
+            let sample = unshared(&mut result);
+            self.stamp(sample);
+            if sample.ignore {
+                let (success, action) = (sample.success, sample.action);
+                self.set_last_ok(success);
+                return self.after_failure_checks(success, action, scope);
+            }
+            for post in &scope.post {
+                post.process(sample, &mut self.user);
+            }
             let mut cx = self.user.eval(name);
             for assertion in &scope.assertions {
-                assertion.apply(&mut result, &mut cx);
+                assertion.apply(sample, &mut cx);
             }
-        }
-        let success = result.success;
-        let action = result.action;
+            (sample.success, sample.action)
+        };
         self.set_last_ok(success);
         self.record(result, &scope.listeners).await;
         if !scope.sample_listeners.is_empty() {
@@ -306,16 +307,15 @@ impl VirtualUser {
 
     /// Records a finished sample: into the innermost parent-mode transaction if one is
     /// open, else onto the bus; open non-parent transactions count it.
-    pub(super) async fn record(&mut self, mut result: Box<SampleResult>, listeners: &Arc<[usize]>) {
+    pub(super) async fn record(&mut self, mut result: Arc<SampleResult>, listeners: &Arc<[usize]>) {
         let run = &self.user.run;
         if !run.sample_variables.is_empty() {
-            result.sample_variables = run
+            unshared(&mut result).sample_variables = run
                 .sample_variables
                 .iter()
                 .map(|name| self.user.vars.get(name).map(str::to_string))
                 .collect();
         }
-        let result: Arc<SampleResult> = Arc::from(result);
         self.user.prev = Some(result.clone());
         let mut published = true;
         for open in self.transactions.iter_mut().rev() {
@@ -333,6 +333,12 @@ impl VirtualUser {
             self.bus.publish(event).await;
         }
     }
+}
+
+/// The sample a sampler handed over, to finish in place: it is shared (with the user's
+/// `prev` and the results bus) only once recorded, so filling it costs no copy.
+fn unshared(result: &mut Arc<SampleResult>) -> &mut SampleResult {
+    Arc::get_mut(result).expect("a sample is not shared before it is recorded")
 }
 
 impl OpenTransaction {

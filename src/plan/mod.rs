@@ -46,12 +46,14 @@ pub struct SampleContext<'a> {
 }
 
 /// A sampler turns its (resolved) settings into one `SampleResult`, or `None` when it
-/// produces no sample (Flow Control Action). The result is boxed: it is several hundred
-/// bytes, and the engine passes it through a chain of futures on its way to the results
-/// bus, each of which would otherwise copy it.
+/// produces no sample (Flow Control Action). The result is on the heap from the start:
+/// it is several hundred bytes, and the engine passes it through a chain of futures on
+/// its way to the results bus, each of which would otherwise copy it. It comes as the
+/// only reference to an `Arc`, which the engine finishes in place and then shares with
+/// the user's `prev` and the bus without another copy.
 #[async_trait]
 pub trait Sampler: Send + Sync {
-    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>>;
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Arc<SampleResult>>;
 }
 
 /// A timer computes a delay in ms; the engine sums all timers in scope and sleeps once.

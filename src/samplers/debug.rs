@@ -81,8 +81,8 @@ impl DebugSampler {
 
 #[async_trait]
 impl Sampler for DebugSampler {
-    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>> {
-        self.sample_unboxed(cx).await.map(Box::new)
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Arc<SampleResult>> {
+        self.sample_unboxed(cx).await.map(Arc::new)
     }
 }
 

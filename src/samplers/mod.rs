@@ -331,7 +331,10 @@ pub(crate) mod test_support {
             element_id: 7,
             action: SampleAction::Continue,
         };
-        sampler.sample(&mut cx).await.map(|result| *result)
+        sampler
+            .sample(&mut cx)
+            .await
+            .map(|result| Arc::try_unwrap(result).expect("a fresh sample is not shared"))
     }
 
     /// Builds `element` (which must build cleanly) and samples it once with a fresh user.

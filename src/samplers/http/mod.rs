@@ -259,8 +259,8 @@ impl HttpSampler {
 
 #[async_trait]
 impl Sampler for HttpSampler {
-    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>> {
-        self.sample_unboxed(cx).await.map(Box::new)
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Arc<SampleResult>> {
+        self.sample_unboxed(cx).await.map(Arc::new)
     }
 }
 

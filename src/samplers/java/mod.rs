@@ -159,8 +159,8 @@ fn defaults_classname<'a>(configs: &[&'a Element]) -> Option<&'a str> {
 
 #[async_trait]
 impl Sampler for JavaSampler {
-    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>> {
-        let mut result = match &self.client {
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Arc<SampleResult>> {
+        let result = match &self.client {
             Client::Udp(sender) => {
                 // The sender keeps its decoded settings per user (see `SendSettings`).
                 let version = self
@@ -171,10 +171,6 @@ impl Sampler for JavaSampler {
             }
             client => self.sample_with_parameters(client, cx).await,
         };
-        // JMeter labels a result its client left unlabelled with the element's name.
-        if result.label.is_empty() {
-            result.label = cx.label.clone();
-        }
         Some(result)
     }
 }
@@ -185,9 +181,9 @@ impl JavaSampler {
         &self,
         client: &Client,
         cx: &mut SampleContext<'_>,
-    ) -> Box<SampleResult> {
+    ) -> Arc<SampleResult> {
         let kept = self.kept_values(cx);
-        let result = {
+        let mut result = {
             let params = match &kept {
                 Some(kept) => self.kept_parameters(&kept.values, cx),
                 None => self.evaluate(cx),
@@ -207,7 +203,12 @@ impl JavaSampler {
                 )
                 .insert(cx.element_id, kept);
         }
-        Box::new(result)
+        // JMeter labels a result its client left unlabelled with the element's name (the
+        // UDP sender always labels its results).
+        if result.label.is_empty() {
+            result.label = cx.label.clone();
+        }
+        Arc::new(result)
     }
 
     /// The user's kept parameter values, taken out of its slot for this sample (put back

@@ -146,8 +146,8 @@ impl OsProcessSampler {
 
 #[async_trait]
 impl Sampler for OsProcessSampler {
-    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>> {
-        self.sample_unboxed(cx).await.map(Box::new)
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Arc<SampleResult>> {
+        self.sample_unboxed(cx).await.map(Arc::new)
     }
 }
 

@@ -194,8 +194,8 @@ impl TcpSampler {
 
 #[async_trait]
 impl Sampler for TcpSampler {
-    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>> {
-        self.sample_unboxed(cx).await.map(Box::new)
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Arc<SampleResult>> {
+        self.sample_unboxed(cx).await.map(Arc::new)
     }
 }
 

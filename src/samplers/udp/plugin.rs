@@ -134,8 +134,8 @@ impl UdpRequest {
 
 #[async_trait]
 impl Sampler for UdpRequest {
-    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Box<SampleResult>> {
-        self.sample_unboxed(cx).await.map(Box::new)
+    async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Arc<SampleResult>> {
+        self.sample_unboxed(cx).await.map(Arc::new)
     }
 }
 

@@ -147,7 +147,7 @@ impl UdpSender {
         cx: &mut SampleContext<'_>,
         settings_version: Option<u64>,
         read: &ReadSettings<'_>,
-    ) -> Option<Box<SampleResult>> {
+    ) -> Option<Arc<SampleResult>> {
         let id = cx.element_id;
         let current = match user_sender(cx, id) {
             Some(user) => settings_version.is_some() && user.settings_version == settings_version,
@@ -170,9 +170,7 @@ impl UdpSender {
                 }
             }
         }
-        // Boxed from the start: at hundreds of thousands of samples a second, every copy
-        // of the result on its way to the bus shows.
-        let mut result = Box::new(new_result(cx, cx.label.clone()));
+        let mut result = new_result(cx, cx.label.clone());
         let watch = Stopwatch::start();
         let mut user = user_sender(cx, id).as_deref_mut()?;
         let interval = user.settings.interval_ms;
@@ -227,7 +225,7 @@ impl UdpSender {
             }
         }
         watch.stop(&mut result);
-        Some(result)
+        Some(Arc::new(result))
     }
 }
 
