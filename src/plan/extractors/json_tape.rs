@@ -136,7 +136,8 @@ impl<'t> Tape<'t> {
 
     /// Whether an escape begins inside the container at `at`.
     fn escapes_inside(&self, at: u32) -> bool {
-        self.escaped(self.position(at), self.position(self.end(at)))
+        // Only the sentinel: the common case, answered without a search.
+        self.escapes.len() > 1 && self.escaped(self.position(at), self.position(self.end(at)))
     }
 
     /// The indexes of the member names of the object at `at`.
@@ -207,6 +208,16 @@ impl<'t> TapeNode<'t> {
         tape.text.get(start..end).unwrap_or_default()
     }
 
+    /// The bytes of a scalar that is not a string.
+    fn scalar_bytes(self) -> &'t [u8] {
+        let tape = self.tape;
+        let start = tape.position(self.index);
+        tape.text
+            .as_bytes()
+            .get(start..tape.scalar_end(self.index))
+            .unwrap_or_default()
+    }
+
     /// A string's content when it has no escape (its text is then its value).
     fn plain_string(self) -> Option<&'t str> {
         let tape = self.tape;
@@ -259,18 +270,34 @@ impl<'t> Node<'t> for TapeNode<'t> {
         if !self.is_object() {
             return None;
         }
+        let (positions, bytes) = (&tape.positions, tape.text.as_bytes());
         let escapes = tape.escapes_inside(self.index);
+        let end = tape.end(self.index) as usize;
         let mut found = None;
-        for at in tape.names(self.index) {
-            let (key, escaped) = tape.name(at, escapes);
-            if escaped {
+        // Each member is a name, a `:`, a value and a `,` or the closing brace.
+        let mut at = self.index as usize + 1;
+        while at < end {
+            let [name_at, colon, value_at] = *positions.get(at..at + 3)? else {
+                return None;
+            };
+            let (start, colon) = (name_at as usize + 1, colon as usize);
+            let close = match bytes.get(colon - 1) {
+                Some(b'"') => colon - 1,
+                _ => tape.scalar_end(at as u32) - 1,
+            };
+            if escapes && tape.escaped(start, close) {
                 tape.doubtful.set(true);
                 return None;
             }
             // With duplicate names `serde_json`'s map holds the last value.
-            if key == name.as_bytes() {
-                found = Some(at + 2);
+            let value = at + 2;
+            if bytes.get(start..close)? == name.as_bytes() {
+                found = Some(value as u32);
             }
+            at = match bytes.get(value_at as usize) {
+                Some(b'{' | b'[') => *tape.ends.get(value)? as usize + 2,
+                _ => value + 2,
+            };
         }
         found.map(|index| self.at(index))
     }
@@ -309,7 +336,7 @@ impl<'t> Node<'t> for TapeNode<'t> {
             b'"' => self
                 .plain_string()
                 .map_or(Scalar::Unknown, Scalar::PlainString),
-            b'-' | b'0'..=b'9' => match small_integer(self.text().as_bytes()) {
+            b'-' | b'0'..=b'9' => match small_integer(self.scalar_bytes()) {
                 Some(integer) if integer.unsigned_abs() <= Scalar::EXACT_INTEGER => {
                     Scalar::Integer(integer)
                 }
