@@ -175,23 +175,35 @@ impl JsonPath {
     /// path selects or a filter compares are then built.
     pub fn select_text(&self, text: &str) -> Option<Vec<Value>> {
         let owned = |values: Vec<Cow<'_, Value>>| values.into_iter().map(Cow::into_owned).collect();
-        match Tape::build(text) {
-            Some(tape) => Some(owned(self.select(tape.root()))),
-            None => {
-                let document: Value = serde_json::from_str(text).ok()?;
-                Some(owned(self.select(&document)))
-            }
+        if let Some(found) = Tape::build(text).and_then(|tape| self.select_indexed(&tape)) {
+            return Some(found);
         }
+        let document: Value = serde_json::from_str(text).ok()?;
+        Some(owned(self.select(&document)))
+    }
+
+    /// The values the path selects over `tape`, `None` when the evaluation found the
+    /// tape doubtful (see `json_tape`): the full tree must then decide.
+    pub(super) fn select_indexed(&self, tape: &Tape<'_>) -> Option<Vec<Value>> {
+        let found = self
+            .select(tape.root())
+            .into_iter()
+            .map(Cow::into_owned)
+            .collect();
+        (!tape.doubtful()).then_some(found)
     }
 
     /// Jayway's `JsonPath.read` of the JSON `text`: a definite path's value (`Err` with
     /// Jayway's message when it is missing), or the array of what an indefinite path
     /// found. The outer `Err` is `serde_json`'s when `text` is not JSON.
     pub fn read_text(&self, text: &str) -> Result<Result<Value, String>, serde_json::Error> {
-        match Tape::build(text) {
-            Some(tape) => Ok(self.read(tape.root())),
-            None => Ok(self.read(&serde_json::from_str::<Value>(text)?)),
+        if let Some(tape) = Tape::build(text) {
+            let read = self.read(tape.root());
+            if !tape.doubtful() {
+                return Ok(read);
+            }
         }
+        Ok(self.read(&serde_json::from_str::<Value>(text)?))
     }
 
     fn read<'v, N: Node<'v>>(&self, root: N) -> Result<Value, String> {
