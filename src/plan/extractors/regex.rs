@@ -8,7 +8,7 @@
 //! `ref_g`, `ref_g0..`; for a negative match number `ref_matchNr`, `ref_n`, `ref_n_g..`;
 //! leftovers of a previous, larger extraction are removed.
 
-use fancy_regex::Regex;
+use fancy_regex::{Regex, RegexInput};
 
 use super::{pick, take_match_count, Field, Scope};
 use crate::engine::UserState;
@@ -131,9 +131,13 @@ impl RegexExtractor {
                 let Ok(found) = found else { break };
                 seen += 1;
                 if seen == number {
-                    // The leftmost match from its own start is that match again, now
-                    // with groups; the whole input stays visible to look-behind.
-                    let captures = regex.captures_from_pos(input, found.start()).ok()??;
+                    // The match anchored at its own start is that match again, now with
+                    // groups; the whole input stays visible to look-behind. Anchored, the
+                    // engine goes straight to the groups instead of searching again.
+                    let at_start = RegexInput::new(input)
+                        .from_pos(found.start())
+                        .anchored(true);
+                    let captures = regex.captures_input(at_start).ok()??;
                     return Some(groups_of(&captures));
                 }
             }
