@@ -73,9 +73,15 @@ impl Field {
         }
     }
 
-    fn read<'s>(self, sample: &'s SampleResult, props: &Properties) -> Subject<'s> {
+    fn read<'s>(self, sample: &'s SampleResult, props: &'s Properties) -> Subject<'s> {
         let text = match self {
-            Field::ResponseData | Field::Document => return response_text(sample, props),
+            Field::ResponseData | Field::Document => {
+                return Subject::Body {
+                    sample,
+                    props,
+                    text: OnceCell::new(),
+                }
+            }
             Field::Code => &sample.response_code,
             Field::Message => &sample.response_message,
             Field::ResponseHeaders => &sample.response_headers,
@@ -87,9 +93,10 @@ impl Field {
     }
 }
 
-/// The body as JMeter's `getResponseDataAsString`: decoded with the sample's encoding,
-/// else `sampleresult.default.encoding`, else UTF-8 (JMeter 5.6's default).
-fn response_text<'s>(sample: &'s SampleResult, props: &Properties) -> Subject<'s> {
+/// Whether the body is read one character per byte, as JMeter's
+/// `getResponseDataAsString` decodes it with the sample's encoding, else
+/// `sampleresult.default.encoding`, else UTF-8 (JMeter 5.6's default).
+fn single_byte_encoding(sample: &SampleResult, props: &Properties) -> bool {
     let configured;
     let encoding = if sample.data_encoding.is_empty() {
         configured = props.get("sampleresult.default.encoding");
@@ -98,22 +105,19 @@ fn response_text<'s>(sample: &'s SampleResult, props: &Properties) -> Subject<'s
         sample.data_encoding.as_str()
     };
     const SINGLE_BYTE: [&str; 5] = ["iso-8859-1", "iso8859_1", "latin1", "us-ascii", "ascii"];
-    Subject::Body {
-        bytes: &sample.response_data,
-        latin1: SINGLE_BYTE
-            .iter()
-            .any(|name| encoding.eq_ignore_ascii_case(name)),
-        text: OnceCell::new(),
-    }
+    SINGLE_BYTE
+        .iter()
+        .any(|name| encoding.eq_ignore_ascii_case(name))
 }
 
 /// The text a test reads: a field's text, or the body, decoded on first use.
 enum Subject<'s> {
     Text(Cow<'s, str>),
+    /// The body, read as [`single_byte_encoding`] says (else as UTF-8 with U+FFFD for
+    /// an invalid sequence), which is only looked up when it matters.
     Body {
-        bytes: &'s [u8],
-        /// One character per byte, else UTF-8 with U+FFFD for an invalid sequence.
-        latin1: bool,
+        sample: &'s SampleResult,
+        props: &'s Properties,
         text: OnceCell<Cow<'s, str>>,
     },
 }
@@ -122,7 +126,7 @@ impl Subject<'_> {
     fn bytes(&self) -> &[u8] {
         match self {
             Subject::Text(text) => text.as_bytes(),
-            Subject::Body { bytes, .. } => bytes,
+            Subject::Body { sample, .. } => &sample.response_data,
         }
     }
 
@@ -135,11 +139,12 @@ impl Subject<'_> {
         match self {
             Subject::Text(text) => text,
             Subject::Body {
-                bytes,
-                latin1,
+                sample,
+                props,
                 text,
             } => text.get_or_init(|| {
-                if *latin1 {
+                let bytes = &sample.response_data;
+                if single_byte_encoding(sample, props) {
                     Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect())
                 } else {
                     utf8_text(bytes)
@@ -159,8 +164,10 @@ impl Subject<'_> {
     fn contains(&self, needle: &str, finder: Option<&Finder<'_>>) -> bool {
         let bytes_agree = match self {
             Subject::Text(_) => true,
-            Subject::Body { latin1: false, .. } => !needle.contains('\u{FFFD}'),
-            Subject::Body { latin1: true, .. } => needle.is_ascii(),
+            Subject::Body { .. } if needle.is_ascii() => true,
+            Subject::Body { sample, props, .. } => {
+                !single_byte_encoding(sample, props) && !needle.contains('\u{FFFD}')
+            }
         };
         if !bytes_agree {
             return self.as_str().contains(needle);

@@ -139,7 +139,11 @@ impl PostProcessor for BoundaryExtractor {
 }
 
 fn holds_replacement(boundary: &Finder<'_>) -> bool {
-    memchr::memmem::find(boundary.needle(), "\u{FFFD}".as_bytes()).is_some()
+    let replacement = "\u{FFFD}".as_bytes();
+    boundary
+        .needle()
+        .windows(replacement.len())
+        .any(|w| w == replacement)
 }
 
 /// Calls `visit` with the span between `left` and the next `right` in `input`, for each
