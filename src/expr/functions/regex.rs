@@ -58,13 +58,13 @@ pub fn parse_template(text: &str) -> Vec<Piece> {
 
 /// Fills a template from one match's groups; a group that did not take part (or does
 /// not exist) is written `null`, as Java's `StringBuilder.append(null)` does.
-pub fn render_template(pieces: &[Piece], groups: &[Option<String>]) -> String {
+pub fn render_template<S: AsRef<str>>(pieces: &[Piece], groups: &[Option<S>]) -> String {
     let mut out = String::new();
     for piece in pieces {
         match piece {
             Piece::Text(text) => out.push_str(text),
             Piece::Group(n) => match groups.get(*n) {
-                Some(Some(text)) => out.push_str(text),
+                Some(Some(text)) => out.push_str(text.as_ref()),
                 _ => out.push_str("null"),
             },
         }

@@ -7,10 +7,16 @@
 //! backtracking engine finds it, and then requires it to end at the end of the text
 //! (`alp|.lp.*` does not "match" `alphabet`). Anchoring at the start and checking the
 //! end of the leftmost-first match reproduces exactly that.
+//!
+//! A constant pattern that a "contains" test uses as plain text (no regex
+//! metacharacter, or a substring test) also gets a literal searcher, built once: finding
+//! the text is all such a regex does, and the caller can then search the body
+//! undecoded.
 
 use std::sync::Arc;
 
 use fancy_regex::Regex;
+use memchr::memmem::Finder;
 use parking_lot::Mutex;
 
 use crate::expr::{EvalContext, Template};
@@ -35,12 +41,26 @@ pub(super) struct Pattern {
     fixed: Option<Compiled>,
     /// The last text a non-constant template gave, and its regex.
     last: Mutex<Option<(String, Compiled)>>,
+    /// The searcher of a constant pattern whose test is finding it as plain text.
+    literal: Option<Finder<'static>>,
 }
 
 impl Pattern {
-    /// `regex` is `None` for the plain-text test types (equals, substring).
-    pub(super) fn build(text: &str, regex: Option<RegexUse>, cx: &mut BuildContext<'_>) -> Pattern {
+    /// `regex` is `None` for the plain-text test types (equals, substring); `searched`
+    /// says whether the test looks for the pattern in the text (substring or contains).
+    pub(super) fn build(
+        text: &str,
+        regex: Option<RegexUse>,
+        searched: bool,
+        cx: &mut BuildContext<'_>,
+    ) -> Pattern {
         let template = cx.compile(text);
+        let literal = match template.as_literal() {
+            Some(text) if searched && (regex.is_none() || is_plain_text(text)) => {
+                Some(Finder::new(text.as_bytes()).into_owned())
+            }
+            _ => None,
+        };
         let fixed = match regex {
             Some(usage) if template.is_constant() => {
                 let compiled = compile(template.raw(), usage);
@@ -57,7 +77,13 @@ impl Pattern {
             template,
             fixed,
             last: Mutex::new(None),
+            literal,
         }
+    }
+
+    /// The literal searcher, when finding this pattern as plain text is the whole test.
+    pub(super) fn literal(&self) -> Option<&Finder<'static>> {
+        self.literal.as_ref()
     }
 
     /// The pattern text now.
@@ -100,6 +126,14 @@ impl Pattern {
     }
 }
 
+/// Whether `pattern` as a regex matches exactly its own text: no character of it is
+/// special in the Perl 5 syntax (flags, classes and escapes all start with one).
+fn is_plain_text(pattern: &str) -> bool {
+    !pattern.contains([
+        '\\', '.', '+', '*', '?', '(', ')', '|', '[', ']', '{', '}', '^', '$',
+    ])
+}
+
 fn compile(text: &str, usage: RegexUse) -> Compiled {
     let source = match usage {
         RegexUse::Contains => text.to_string(),
@@ -130,6 +164,7 @@ mod tests {
             template: Template::literal(pattern),
             fixed: Some(Ok(compiled)),
             last: Mutex::new(None),
+            literal: None,
         };
         pattern.regex_test("", usage, haystack)
     }
@@ -166,6 +201,28 @@ mod tests {
         assert_eq!(test(r"(\w)\1", RegexUse::Contains, "hello"), Ok(true));
     }
 
+    /// A pattern taken as plain text must be one the regex engine finds exactly where
+    /// the text occurs; any special character keeps it a regex.
+    #[test]
+    fn plain_text_patterns_match_as_themselves() {
+        let haystack = "item-144 a.b a+b (x) {1} é € #x y\tz";
+        for pattern in [
+            "item-144", "é €", "#x", "y\tz", " ", "-", "item-145", "a b", "",
+        ] {
+            assert!(is_plain_text(pattern), "{pattern:?}");
+            assert_eq!(
+                test(pattern, RegexUse::Contains, haystack),
+                Ok(haystack.contains(pattern)),
+                "{pattern:?}"
+            );
+        }
+        for pattern in [
+            r"a\.b", "a.b", "a+b", "(x)", "{1}", "x|y", "^i", "4$", "[i]", "x?", "x*",
+        ] {
+            assert!(!is_plain_text(pattern), "{pattern:?}");
+        }
+    }
+
     #[test]
     fn dot_does_not_cross_lines() {
         assert_eq!(test("a.b", RegexUse::Contains, "a\nb"), Ok(false));
@@ -186,6 +243,7 @@ mod tests {
             template: Template::literal("x"),
             fixed: None,
             last: Mutex::new(None),
+            literal: None,
         };
         assert_eq!(
             pattern.regex_test("b+", RegexUse::Contains, "abbc"),

@@ -4,9 +4,16 @@
 //! SUBSTRING (16), plus NOT (4) and OR (32). When the property is absent JMeter uses
 //! CONTAINS. Messages are built from the raw mask as JMeter does, so an OR test reads
 //! "expected something using" (JMeter's own wording for masks it has no verb for).
+//!
+//! The body is decoded only when a test needs its text: a search for a literal pattern
+//! ([`Subject::find`]) reads the bytes, which gives the same answer without checking
+//! the whole body's UTF-8 first.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::sync::Arc;
+
+use memchr::memmem::{self, Finder};
 
 use super::equals_diff::DiffStyle;
 use super::pattern::{Pattern, RegexUse};
@@ -66,22 +73,30 @@ impl Field {
         }
     }
 
-    fn read<'s>(self, sample: &'s SampleResult, props: &Properties) -> Cow<'s, str> {
-        match self {
-            Field::ResponseData | Field::Document => response_text(sample, props),
-            Field::Code => Cow::Borrowed(&sample.response_code),
-            Field::Message => Cow::Borrowed(&sample.response_message),
-            Field::ResponseHeaders => Cow::Borrowed(&sample.response_headers),
-            Field::RequestHeaders => Cow::Borrowed(&sample.request_headers),
-            Field::RequestData => Cow::Borrowed(&sample.sampler_data),
-            Field::Url => Cow::Borrowed(sample.url.as_deref().unwrap_or("")),
-        }
+    fn read<'s>(self, sample: &'s SampleResult, props: &'s Properties) -> Subject<'s> {
+        let text = match self {
+            Field::ResponseData | Field::Document => {
+                return Subject::Body {
+                    sample,
+                    props,
+                    text: OnceCell::new(),
+                }
+            }
+            Field::Code => &sample.response_code,
+            Field::Message => &sample.response_message,
+            Field::ResponseHeaders => &sample.response_headers,
+            Field::RequestHeaders => &sample.request_headers,
+            Field::RequestData => &sample.sampler_data,
+            Field::Url => sample.url.as_deref().unwrap_or(""),
+        };
+        Subject::Text(Cow::Borrowed(text))
     }
 }
 
-/// The body as JMeter's `getResponseDataAsString`: decoded with the sample's encoding,
-/// else `sampleresult.default.encoding`, else UTF-8 (JMeter 5.6's default).
-fn response_text<'s>(sample: &'s SampleResult, props: &Properties) -> Cow<'s, str> {
+/// Whether the body is read one character per byte, as JMeter's
+/// `getResponseDataAsString` decodes it with the sample's encoding, else
+/// `sampleresult.default.encoding`, else UTF-8 (JMeter 5.6's default).
+fn single_byte_encoding(sample: &SampleResult, props: &Properties) -> bool {
     let configured;
     let encoding = if sample.data_encoding.is_empty() {
         configured = props.get("sampleresult.default.encoding");
@@ -89,15 +104,78 @@ fn response_text<'s>(sample: &'s SampleResult, props: &Properties) -> Cow<'s, st
     } else {
         sample.data_encoding.as_str()
     };
-    let data = &sample.response_data;
     const SINGLE_BYTE: [&str; 5] = ["iso-8859-1", "iso8859_1", "latin1", "us-ascii", "ascii"];
-    if SINGLE_BYTE
+    SINGLE_BYTE
         .iter()
         .any(|name| encoding.eq_ignore_ascii_case(name))
-    {
-        Cow::Owned(data.iter().map(|&b| char::from(b)).collect())
-    } else {
-        utf8_text(data)
+}
+
+/// The text a test reads: a field's text, or the body, decoded on first use.
+enum Subject<'s> {
+    Text(Cow<'s, str>),
+    /// The body, read as [`single_byte_encoding`] says (else as UTF-8 with U+FFFD for
+    /// an invalid sequence), which is only looked up when it matters.
+    Body {
+        sample: &'s SampleResult,
+        props: &'s Properties,
+        text: OnceCell<Cow<'s, str>>,
+    },
+}
+
+impl Subject<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Subject::Text(text) => text.as_bytes(),
+            Subject::Body { sample, .. } => &sample.response_data,
+        }
+    }
+
+    /// Decoding never makes a non-empty body empty.
+    fn is_empty(&self) -> bool {
+        self.bytes().is_empty()
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            Subject::Text(text) => text,
+            Subject::Body {
+                sample,
+                props,
+                text,
+            } => text.get_or_init(|| {
+                let bytes = &sample.response_data;
+                if single_byte_encoding(sample, props) {
+                    Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect())
+                } else {
+                    utf8_text(bytes)
+                }
+            }),
+        }
+    }
+
+    /// Whether the text contains `needle` (`finder`, when built, searches for it).
+    ///
+    /// The undecoded body gives the same answer when the needle is valid UTF-8 without
+    /// U+FFFD: its first byte is never a continuation byte, so wherever it occurs in the
+    /// bytes the decoder is at a character start and reads it as itself, and an
+    /// occurrence in the decoded text lies between replacements, in bytes that decoded
+    /// as themselves. One byte per character keeps ASCII where it was and turns every
+    /// other byte into two non-ASCII ones, so an ASCII needle is found there too.
+    fn contains(&self, needle: &str, finder: Option<&Finder<'_>>) -> bool {
+        let bytes_agree = match self {
+            Subject::Text(_) => true,
+            Subject::Body { .. } if needle.is_ascii() => true,
+            Subject::Body { sample, props, .. } => {
+                !single_byte_encoding(sample, props) && !needle.contains('\u{FFFD}')
+            }
+        };
+        if !bytes_agree {
+            return self.as_str().contains(needle);
+        }
+        match finder {
+            Some(finder) => finder.find(self.bytes()).is_some(),
+            None => memmem::find(self.bytes(), needle.as_bytes()).is_some(),
+        }
     }
 }
 
@@ -173,7 +251,11 @@ impl ResponseAssertion {
                     .collect()
             })
             .unwrap_or_default();
-        let patterns = texts.iter().map(|t| Pattern::build(t, regex, cx)).collect();
+        let searched = matches!(kind, Kind::Regex(RegexUse::Contains) | Kind::Substring);
+        let patterns = texts
+            .iter()
+            .map(|t| Pattern::build(t, regex, searched, cx))
+            .collect();
         let field = Field::parse(cx.raw("Assertion.test_field"));
         if field == Field::Document {
             cx.warn(
@@ -194,18 +276,29 @@ impl ResponseAssertion {
     }
 
     /// Runs one pattern: `Ok(found)` or the "Bad test configuration" detail.
-    fn found(&self, pattern: &Pattern, text: &str, subject: &str) -> Result<bool, String> {
+    fn found(&self, pattern: &Pattern, text: &str, subject: &Subject) -> Result<bool, String> {
         match self.kind {
-            Kind::Regex(usage) => pattern.regex_test(text, usage, subject),
-            Kind::Equals => Ok(subject == text),
-            Kind::Substring => Ok(subject.contains(text)),
+            Kind::Regex(RegexUse::Contains) if pattern.literal().is_some() => {
+                Ok(subject.contains(text, pattern.literal()))
+            }
+            Kind::Regex(usage) => pattern.regex_test(text, usage, subject.as_str()),
+            Kind::Equals => Ok(subject.as_str() == text),
+            Kind::Substring => Ok(subject.contains(text, pattern.literal())),
         }
     }
 
     /// `Test failed: <field> expected to <verb> /<pattern or equals excerpt>/`.
-    fn fail_text(&self, field: &str, pattern: &str, subject: &str, props: &Properties) -> String {
+    fn fail_text(
+        &self,
+        field: &str,
+        pattern: &str,
+        subject: &Subject,
+        props: &Properties,
+    ) -> String {
         let shown = match self.kind {
-            Kind::Equals => Cow::Owned(DiffStyle::from_props(props).excerpt(subject, pattern)),
+            Kind::Equals => {
+                Cow::Owned(DiffStyle::from_props(props).excerpt(subject.as_str(), pattern))
+            }
             _ => Cow::Borrowed(pattern),
         };
         format!("Test failed: {field}{}/{shown}/", verb(self.mask))
@@ -231,12 +324,12 @@ impl Check for ResponseAssertion {
         if self.assume_success {
             sample.set_success(true);
         }
-        let (field, subject): (Cow<str>, Cow<str>) = match self.scope.variable_name(cx) {
+        let (field, subject): (Cow<str>, Subject) = match self.scope.variable_name(cx) {
             Some(variable) => {
                 let value = cx.vars.get(&variable).unwrap_or("").to_string();
                 (
                     Cow::Owned(format!("variable({variable})")),
-                    Cow::Owned(value),
+                    Subject::Text(Cow::Owned(value)),
                 )
             }
             None => (

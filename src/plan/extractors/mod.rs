@@ -114,6 +114,19 @@ impl Field {
             Field::Message => Cow::Borrowed(&result.response_message),
         }
     }
+
+    /// The field as bytes: the body undecoded (a search for a literal finds the same
+    /// matches in it as in its lossy decoding, without checking the whole body first),
+    /// any other field as its text.
+    pub fn input_bytes<'r>(&self, result: &'r SampleResult) -> Cow<'r, [u8]> {
+        match self {
+            Field::Body | Field::Document => Cow::Borrowed(&result.response_data),
+            _ => match self.input(result) {
+                Cow::Borrowed(text) => Cow::Borrowed(text.as_bytes()),
+                Cow::Owned(text) => Cow::Owned(text.into_bytes()),
+            },
+        }
+    }
 }
 
 /// Which samples (or which variable) an extractor reads (`Sample.scope`).
@@ -142,12 +155,32 @@ impl Scope {
         user: &mut UserState,
         field: impl Fn(&'r SampleResult) -> Cow<'r, str>,
     ) -> Vec<Cow<'r, str>> {
+        self.collect(result, user, field, |value| value.to_string())
+    }
+
+    /// [`Scope::inputs`] as bytes, for searches that read the body undecoded.
+    pub fn byte_inputs<'r>(
+        &self,
+        result: &'r SampleResult,
+        user: &mut UserState,
+        field: impl Fn(&'r SampleResult) -> Cow<'r, [u8]>,
+    ) -> Vec<Cow<'r, [u8]>> {
+        self.collect(result, user, field, |value| value.as_bytes().to_vec())
+    }
+
+    fn collect<'r, T: ?Sized + ToOwned>(
+        &self,
+        result: &'r SampleResult,
+        user: &mut UserState,
+        field: impl Fn(&'r SampleResult) -> Cow<'r, T>,
+        variable: impl FnOnce(&str) -> T::Owned,
+    ) -> Vec<Cow<'r, T>> {
         let mut out = Vec::new();
         match self {
             Scope::Variable(name) => {
                 let name = name.eval(&mut user.eval(""));
                 if let Some(value) = user.vars.get(&name) {
-                    out.push(Cow::Owned(value.to_string()));
+                    out.push(Cow::Owned(variable(value)));
                 }
             }
             Scope::Parent => out.push(field(result)),
@@ -161,10 +194,10 @@ impl Scope {
     }
 }
 
-fn push_children<'r>(
+fn push_children<'r, T: ?Sized + ToOwned>(
     result: &'r SampleResult,
-    field: &impl Fn(&'r SampleResult) -> Cow<'r, str>,
-    out: &mut Vec<Cow<'r, str>>,
+    field: &impl Fn(&'r SampleResult) -> Cow<'r, T>,
+    out: &mut Vec<Cow<'r, T>>,
 ) {
     for sub in &result.subresults {
         out.push(field(sub));

@@ -8,7 +8,9 @@
 //! `ref_g`, `ref_g0..`; for a negative match number `ref_matchNr`, `ref_n`, `ref_n_g..`;
 //! leftovers of a previous, larger extraction are removed.
 
-use fancy_regex::Regex;
+use std::borrow::Cow;
+
+use fancy_regex::{Regex, RegexInput};
 
 use super::{pick, take_match_count, Field, Scope};
 use crate::engine::UserState;
@@ -40,8 +42,9 @@ enum ResultTemplate {
     Dynamic(Template),
 }
 
-/// One match: its groups, `None` for a group that did not take part.
-type Groups = Vec<Option<String>>;
+/// One match: its groups, `None` for a group that did not take part. They borrow the
+/// input: only the values stored are copied.
+type Groups<'t> = Vec<Option<&'t str>>;
 
 impl RegexExtractor {
     pub fn build(cx: &mut BuildContext<'_>) -> RegexExtractor {
@@ -93,55 +96,7 @@ impl RegexExtractor {
         }
     }
 
-    /// Every match in scope, with its groups.
-    fn all_matches(&self, result: &SampleResult, user: &mut UserState) -> Vec<Groups> {
-        let mut dynamic = None;
-        let Some(regex) = self.regex(user, &mut dynamic) else {
-            return Vec::new();
-        };
-        let field = self.field;
-        let inputs = self.scope.inputs(result, user, |r| field.input(r));
-        let mut out = Vec::new();
-        for input in &inputs {
-            for captures in regex.captures_iter(input.as_ref()) {
-                let Ok(captures) = captures else { break };
-                out.push(groups_of(&captures));
-            }
-        }
-        out
-    }
-
-    /// The groups of the `number`-th match in scope (from 1). The matches before it are
-    /// only located: their groups are never needed, and finding is several times
-    /// cheaper than capturing.
-    fn nth_match(
-        &self,
-        result: &SampleResult,
-        user: &mut UserState,
-        number: usize,
-    ) -> Option<Groups> {
-        let mut dynamic = None;
-        let regex = self.regex(user, &mut dynamic)?;
-        let field = self.field;
-        let inputs = self.scope.inputs(result, user, |r| field.input(r));
-        let mut seen = 0;
-        for input in &inputs {
-            let input = input.as_ref();
-            for found in regex.find_iter(input) {
-                let Ok(found) = found else { break };
-                seen += 1;
-                if seen == number {
-                    // The leftmost match from its own start is that match again, now
-                    // with groups; the whole input stays visible to look-behind.
-                    let captures = regex.captures_from_pos(input, found.start()).ok()??;
-                    return Some(groups_of(&captures));
-                }
-            }
-        }
-        None
-    }
-
-    fn render(&self, groups: &Groups, user: &mut UserState) -> String {
+    fn render(&self, groups: &Groups<'_>, user: &mut UserState) -> String {
         let parsed;
         let pieces = match &self.template {
             ResultTemplate::Parsed(pieces) => pieces,
@@ -169,17 +124,25 @@ impl PostProcessor for RegexExtractor {
         }
         // The regex runs before the previous `_matchNr` is removed: a dynamic
         // expression may read it.
-        enum Found {
-            One(Option<Groups>),
-            All(Vec<Groups>),
+        let mut dynamic = None;
+        let regex = self.regex(user, &mut dynamic);
+        let field = self.field;
+        let inputs = match regex {
+            Some(_) => self.scope.inputs(result, user, |r| field.input(r)),
+            None => Vec::new(),
+        };
+        enum Found<'t> {
+            One(Option<Groups<'t>>),
+            All(Vec<Groups<'t>>),
         }
-        let found = match number {
-            n if n > 0 => Found::One(self.nth_match(result, user, n as usize)),
-            0 => {
-                let mut matches = self.all_matches(result, user);
+        let found = match (regex, number) {
+            (Some(regex), n) if n > 0 => Found::One(nth_match(regex, &inputs, n as usize)),
+            (None, n) if n > 0 => Found::One(None),
+            (regex, 0) => {
+                let mut matches = regex.map_or_else(Vec::new, |r| all_matches(r, &inputs));
                 Found::One(pick(0, matches.len(), user).map(|i| matches.swap_remove(i)))
             }
-            _ => Found::All(self.all_matches(result, user)),
+            (regex, _) => Found::All(regex.map_or_else(Vec::new, |r| all_matches(r, &inputs))),
         };
         let previous = take_match_count(user, &refname);
         let mut count = 0;
@@ -211,16 +174,53 @@ impl PostProcessor for RegexExtractor {
     }
 }
 
-fn groups_of(captures: &fancy_regex::Captures<'_, str>) -> Groups {
+/// Every match in `inputs`, with its groups.
+fn all_matches<'t>(regex: &Regex, inputs: &'t [Cow<'_, str>]) -> Vec<Groups<'t>> {
+    let mut out = Vec::new();
+    for input in inputs {
+        for captures in regex.captures_iter(input.as_ref()) {
+            let Ok(captures) = captures else { break };
+            out.push(groups_of(&captures));
+        }
+    }
+    out
+}
+
+/// The groups of the `number`-th match in `inputs` (from 1). The matches before it are
+/// only located: their groups are never needed, and finding is several times cheaper
+/// than capturing.
+fn nth_match<'t>(regex: &Regex, inputs: &'t [Cow<'_, str>], number: usize) -> Option<Groups<'t>> {
+    let mut seen = 0;
+    for input in inputs {
+        let input = input.as_ref();
+        for found in regex.find_iter(input) {
+            let Ok(found) = found else { break };
+            seen += 1;
+            if seen == number {
+                // The match anchored at its own start is that match again, now with
+                // groups; the whole input stays visible to look-behind. Anchored, the
+                // engine goes straight to the groups instead of searching again.
+                let at_start = RegexInput::new(input)
+                    .from_pos(found.start())
+                    .anchored(true);
+                let captures = regex.captures_input(at_start).ok()??;
+                return Some(groups_of(&captures));
+            }
+        }
+    }
+    None
+}
+
+fn groups_of<'t>(captures: &fancy_regex::Captures<'t, str>) -> Groups<'t> {
     (0..captures.len())
-        .map(|i| captures.get(i).map(|m| m.as_str().to_string()))
+        .map(|i| captures.get(i).map(|m| m.as_str()))
         .collect()
 }
 
 /// `base_g0..base_gN` and `base_g` = N; stale higher groups removed. Values are
 /// written in place over the previous sample's (the names are built in one buffer), as
 /// an extractor usually sets the same variables every sample.
-fn save_groups(user: &mut UserState, base: &str, groups: &Groups) {
+fn save_groups(user: &mut UserState, base: &str, groups: &Groups<'_>) {
     let mut name = String::with_capacity(base.len() + 6);
     name.push_str(base);
     name.push_str("_g");
@@ -312,28 +312,52 @@ mod tests {
         assert_eq!(var(&user, "v_g0"), None);
     }
 
+    /// Match number 0 takes one match at random, with that match's groups.
+    #[test]
+    fn random_match_keeps_its_own_groups() {
+        let ex = extractor(&[
+            ("RegexExtractor.refname", "v"),
+            ("RegexExtractor.regex", r"id=(\d+)(;)?"),
+            ("RegexExtractor.template", "<$1$$2$>"),
+            ("RegexExtractor.match_number", "0"),
+        ]);
+        let mut user = user();
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..40 {
+            ex.process(&mut body("id=1;id=22;id=3"), &mut user);
+            let value = var(&user, "v").unwrap().to_string();
+            let digits = var(&user, "v_g1").unwrap();
+            let end = if digits == "3" { "null" } else { ";" };
+            assert_eq!(value, format!("<{digits}{end}>"));
+            assert_eq!(var(&user, "v_g2"), (digits != "3").then_some(";"));
+            seen.insert(digits.to_string());
+        }
+        assert_eq!(seen.len(), 3, "{seen:?}");
+    }
+
     /// The n-th match is located without groups and captured alone: it must be exactly
     /// the n-th of all matches, whatever look-around, optional groups or empty matches.
     #[test]
     fn nth_match_is_the_nth_of_all_matches() {
         let text = "k=1;x k=;k=22 ;(k=3) k=4;k=";
-        for regex in [
+        for pattern in [
             r"(?<=;)k=(\d*)(;)?",
             r"k=(\d+)?",
             r"\b",
             r"(?<!\()k=(\d)(?=[;)])",
             r"x*",
+            r"k=\d|k=(\d+)",
+            r"(k)=(\d*)(?:;|$)",
         ] {
-            let mut user = user();
-            let all =
-                extractor(&[("RegexExtractor.regex", regex)]).all_matches(&body(text), &mut user);
-            assert!(!all.is_empty(), "{regex}");
+            let regex = Regex::new(pattern).unwrap();
+            let inputs = [Cow::Borrowed(text), Cow::Borrowed("k=5;k=")];
+            let all = all_matches(&regex, &inputs);
+            assert!(!all.is_empty(), "{pattern}");
             for n in 1..=all.len() + 1 {
-                let ex = extractor(&[("RegexExtractor.regex", regex)]);
                 assert_eq!(
-                    ex.nth_match(&body(text), &mut user, n).as_ref(),
+                    nth_match(&regex, &inputs, n).as_ref(),
                     all.get(n - 1),
-                    "{regex} #{n}"
+                    "{pattern} #{n}"
                 );
             }
         }

@@ -428,3 +428,82 @@ fn appends_one_result_per_assertion_and_keeps_earlier_ones() {
         "Test failed: text expected to contain /x/"
     );
 }
+
+/// A literal is searched in the undecoded body: the verdict must be that of the decoded
+/// text for any body, valid UTF-8 or not, in UTF-8 or one byte per character.
+#[test]
+fn literal_search_in_the_body_agrees_with_its_decoded_text() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    let alphabet: &[u8] = b"ab- \xe2\x82\xac\xff\xc3\xa9\x80";
+    let patterns = [
+        "a-b",
+        "b",
+        "\u{20ac}",
+        "\u{e9}",
+        "a\u{e9}",
+        "\u{fffd}",
+        "\u{fffd}a",
+        " ",
+        "\u{c3}",
+    ];
+    let contains: Vec<_> = patterns
+        .iter()
+        .map(|p| assertion(RESPONSE_DATA, 2, &[p], vec![]))
+        .collect();
+    let substring: Vec<_> = patterns
+        .iter()
+        .map(|p| assertion(RESPONSE_DATA, 16, &[p], vec![]))
+        .collect();
+    for round in 0..1500 {
+        let mut result = response("", "200");
+        let len = rng.gen_range(1..16);
+        result.response_data = (0..len)
+            .map(|_| alphabet[rng.gen_range(0..alphabet.len())])
+            .collect();
+        let latin1 = round % 3 == 0;
+        let text: String = if latin1 {
+            result.data_encoding = "ISO-8859-1".to_string();
+            result
+                .response_data
+                .iter()
+                .map(|&b| char::from(b))
+                .collect()
+        } else {
+            String::from_utf8_lossy(&result.response_data).into_owned()
+        };
+        for (i, pattern) in patterns.iter().enumerate() {
+            let expected = text.contains(pattern);
+            for kind in [&contains[i], &substring[i]] {
+                assert_eq!(
+                    verdict(kind, &result).0,
+                    expected,
+                    "{pattern:?} in {:?} (latin1: {latin1})",
+                    result.response_data
+                );
+            }
+        }
+    }
+}
+
+/// A pattern with a regex metacharacter stays a regex; without one it is found as is.
+#[test]
+fn contains_takes_special_characters_as_regex_and_others_as_text() {
+    let result = response("price: 1+2 (net) item-144.", "200");
+    let cases: &[(&str, bool)] = &[
+        ("item-144", true),
+        ("item-145", false),
+        ("1+2", false),
+        ("1\\+2", true),
+        ("(net)", true),
+        ("\\(net\\)", true),
+        ("item.144", true),
+        ("^price", true),
+        ("^net", false),
+        ("144\\.$", true),
+    ];
+    for (pattern, passes) in cases {
+        let (ok, _) = verdict(&assertion(RESPONSE_DATA, 2, &[pattern], vec![]), &result);
+        assert_eq!(ok, *passes, "{pattern}");
+    }
+}
