@@ -10,10 +10,11 @@
 # other processes; the CPU cost per datagram is the steadier figure to compare.
 # Done when: (2) >= 0.7 x (1), and (3) >= (1).
 #
-# usage: bench/udp.sh            (DURATION=10 PORT=39877)
+# usage: bench/udp.sh            (DURATION=10 ROUNDS=3 PORT=39877)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DURATION="${DURATION:-10}"
+ROUNDS="${ROUNDS:-3}"
 PORT="${PORT:-39877}"
 PLAN="$ROOT/jmx-fixtures/bench/udp_sender.jmx"
 WORK="$(mktemp -d)"
@@ -43,17 +44,20 @@ cpu_per_100k() { # time-file datagrams
   awk -v n="$2" '{cpu = $(NF-1) + $NF} END {printf "%.2f", cpu * 100000 / n}' "$1"
 }
 
-start_sink loop
-/usr/bin/time -f "%U %S" -o "$WORK/loop.time" \
-  "$WORK/sendto_loop" "127.0.0.1:$PORT" "$DURATION" 100 >"$WORK/loop.out"
-read -r LOOP_SENT LOOP_SECONDS LOOP_RATE < "$WORK/loop.out"
-stop_sink loop
-printf "%-14s sent=%-9s received=%-9s rate=%8.0f/s  cpu_s_per_100k=%s\n" "sendto loop" \
-  "$LOOP_SENT" "$RECEIVED" "$LOOP_RATE" "$(cpu_per_100k "$WORK/loop.time" "$LOOP_SENT")"
+run_loop() {
+  start_sink loop
+  /usr/bin/time -f "%U %S" -o "$WORK/loop.time" \
+    "$WORK/sendto_loop" "127.0.0.1:$PORT" "$DURATION" 100 >"$WORK/loop.out"
+  read -r LOOP_SENT LOOP_SECONDS LOOP_RATE < "$WORK/loop.out"
+  stop_sink loop
+  printf "%-14s sent=%-9s received=%-9s rate=%8.0f/s  cpu_s_per_100k=%s\n" "sendto loop" \
+    "$LOOP_SENT" "$RECEIVED" "$LOOP_RATE" "$(cpu_per_100k "$WORK/loop.time" "$LOOP_SENT")"
+}
 
-run_jmxr() { # threads
+run_jmxr() { # threads; appends the ratio to the loop of this round to $WORK/ratios_<threads>
   local threads="$1" name="jmxr_$1"
   start_sink "$name"
+  rm -f "$WORK/$name.jtl"
   /usr/bin/time -f "%M %U %S" -o "$WORK/$name.time" "$JMXR" -n -t "$PLAN" -l "$WORK/$name.jtl" \
     -Jthreads="$threads" -Jrampup=0 -Jduration="$DURATION" -Judp.port="$PORT" \
     -Judp.interval=0 -Judp.packet_size=100 \
@@ -61,11 +65,23 @@ run_jmxr() { # threads
   stop_sink "$name"
   local sent; sent=$(($(wc -l < "$WORK/$name.jtl") - 1))
   local rate; rate=$(echo "$sent / $DURATION" | bc -l)
+  local ratio; ratio=$(echo "$rate / $LOOP_RATE" | bc -l)
+  echo "$ratio" >> "$WORK/ratios_$threads"
   printf "%-14s sent=%-9s received=%-9s rate=%8.0f/s  (%.2fx the loop)  cpu_s_per_100k=%s  peak_rss=%.1f MB\n" \
-    "jmxr $threads user(s)" "$sent" "$RECEIVED" "$rate" "$(echo "$rate / $LOOP_RATE" | bc -l)" \
+    "jmxr $threads user(s)" "$sent" "$RECEIVED" "$rate" "$ratio" \
     "$(cpu_per_100k "$WORK/$name.time" "$sent")" \
     "$(awk '{printf "%.1f", $1 / 1024}' "$WORK/$name.time")"
 }
 
-run_jmxr 1
-run_jmxr 20
+median() { sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
+
+# The machine's speed drifts over seconds (other tenants): each round measures the loop
+# and both jmxr runs back to back, and the ratios are taken within a round.
+for round in $(seq "$ROUNDS"); do
+  echo "round $round:"
+  run_loop
+  run_jmxr 1
+  run_jmxr 20
+done
+printf "median over %d rounds: 1 user %.2fx the loop, 20 users %.2fx the loop\n" "$ROUNDS" \
+  "$(median < "$WORK/ratios_1")" "$(median < "$WORK/ratios_20")"

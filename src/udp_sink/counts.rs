@@ -90,13 +90,19 @@ impl Counts {
     }
 
     pub fn record(&mut self, epoch_second: i64, datagram: &[u8]) {
+        self.record_sized(epoch_second, datagram.len(), datagram);
+    }
+
+    /// Counts a datagram of `len` bytes of which `head` is the start (at least the
+    /// sequence number, when the datagram has one).
+    pub fn record_sized(&mut self, epoch_second: i64, len: usize, head: &[u8]) {
         let second = self.seconds.entry(epoch_second).or_default();
         second.datagrams += 1;
-        second.bytes += datagram.len() as u64;
+        second.bytes += len as u64;
         self.datagrams += 1;
-        self.bytes += datagram.len() as u64;
+        self.bytes += len as u64;
         if let Some(sequences) = &mut self.sequences {
-            sequences.record(datagram);
+            sequences.record(head);
         }
     }
 
