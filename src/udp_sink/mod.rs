@@ -28,6 +28,9 @@ pub use reconcile::{reconcile, Reconciliation};
 
 /// How long a blocked receive waits before it checks for a stop.
 const POLL: Duration = Duration::from_millis(50);
+/// How long the receiver lets datagrams queue after a small batch (Linux).
+#[cfg(target_os = "linux")]
+const BATCH_PAUSE: Duration = Duration::from_micros(100);
 /// The receive buffer asked for; the kernel may cap it (`net.core.rmem_max`).
 const RECEIVE_BUFFER: usize = 8 << 20;
 
@@ -158,11 +161,20 @@ fn receive(socket: &UdpSocket, sequence: bool, stop: &AtomicBool) -> Counts {
         // One clock read per batch: a batch is taken within microseconds.
         let mut second = None;
         // Timeouts (and transient errors such as ICMP reports) only mean: look again.
-        let _ = batch.receive(socket, |len, head| {
-            let second =
-                *second.get_or_insert_with(|| crate::samplers::wall_clock_ms().div_euclid(1000));
-            counts.record_sized(second, len, head);
-        });
+        let taken = batch
+            .receive(socket, |len, head| {
+                let second = *second
+                    .get_or_insert_with(|| crate::samplers::wall_clock_ms().div_euclid(1000));
+                counts.record_sized(second, len, head);
+            })
+            .unwrap_or(0);
+        // A sink that keeps up would otherwise take one datagram per call and be woken
+        // for each, a cost the sender pays too (it wakes the sink in `sendto`). Letting
+        // a short pause's worth queue up makes the next call take a batch; the counts
+        // are per second, and the pause is far shorter than the receive buffer lasts.
+        if (1..batch::BATCH / 2).contains(&taken) {
+            std::thread::sleep(BATCH_PAUSE);
+        }
     }
     counts
 }
