@@ -13,7 +13,7 @@ use crate::plan::Controller;
 use crate::results::SampleResult;
 
 fn now_ms() -> i64 {
-    chrono::Utc::now().timestamp_millis()
+    crate::samplers::wall_clock_ms()
 }
 
 impl VirtualUser {

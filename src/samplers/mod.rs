@@ -23,8 +23,8 @@ pub mod os_process;
 pub mod tcp;
 pub mod udp;
 
-use std::cell::Cell;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tokio_util::sync::CancellationToken;
@@ -98,40 +98,51 @@ impl Stopwatch {
     }
 }
 
-/// How long a thread keeps one pairing of the monotonic and the wall clock.
-const WALL_CLOCK_REFRESH: Duration = Duration::from_secs(5);
+/// How long one pairing of the monotonic and the wall clock is used.
+const WALL_CLOCK_REFRESH_NANOS: u64 = 5_000_000_000;
 
-thread_local! {
-    /// A monotonic instant and the wall clock at it, in nanoseconds since the epoch.
-    static WALL_CLOCK_BASE: Cell<Option<(Instant, u64)>> = const { Cell::new(None) };
+/// The wall clock as the monotonic clock plus an offset, shared by every thread so
+/// stamps taken on different threads agree.
+struct WallClock {
+    origin: Instant,
+    /// The wall clock at `origin`, in nanoseconds since the epoch, as of the latest pairing.
+    origin_nanos: AtomicU64,
+    /// When the latest pairing was taken, in nanoseconds after `origin`.
+    paired_at: AtomicU64,
 }
+
+static WALL_CLOCK: OnceLock<WallClock> = OnceLock::new();
 
 /// `instant` on the wall clock, in milliseconds since the epoch. As JMeter 5 stamps
 /// samples (`sampleresult.useNanoTime`), the time comes from the monotonic clock plus an
-/// offset to the wall clock taken again every few seconds: one clock read per stamp
-/// instead of two, and wall-clock steps reach the stamps within
-/// [`WALL_CLOCK_REFRESH`].
+/// offset to the wall clock taken again every 5 seconds: one clock read per stamp, and
+/// a step of the wall clock reaches the stamps within those seconds.
 pub fn wall_clock_ms_at(instant: Instant) -> i64 {
-    let nanos = WALL_CLOCK_BASE.with(|base| {
-        if let Some((at, at_nanos)) = base.get() {
-            if let Some(since) = instant.checked_duration_since(at) {
-                if since < WALL_CLOCK_REFRESH {
-                    return at_nanos.saturating_add(nanos_u64(since));
-                }
-            }
-        }
-        let (at, at_nanos) = (Instant::now(), wall_clock_nanos());
-        base.set(Some((at, at_nanos)));
-        match instant.checked_duration_since(at) {
-            Some(after) => at_nanos.saturating_add(nanos_u64(after)),
-            None => at_nanos.saturating_sub(nanos_u64(at.duration_since(instant))),
-        }
+    let clock = WALL_CLOCK.get_or_init(|| WallClock {
+        origin: Instant::now(),
+        origin_nanos: AtomicU64::new(wall_clock_nanos()),
+        paired_at: AtomicU64::new(0),
     });
+    let mut origin_nanos = clock.origin_nanos.load(Ordering::Relaxed);
+    let nanos = match instant.checked_duration_since(clock.origin) {
+        Some(since) => {
+            let since = nanos_u64(since);
+            let paired_at = clock.paired_at.load(Ordering::Relaxed);
+            if since.saturating_sub(paired_at) >= WALL_CLOCK_REFRESH_NANOS {
+                // Threads that refresh at once store nearly equal pairings; either does.
+                let now = nanos_u64(clock.origin.elapsed());
+                origin_nanos = wall_clock_nanos().saturating_sub(now);
+                clock.origin_nanos.store(origin_nanos, Ordering::Relaxed);
+                clock.paired_at.store(now, Ordering::Relaxed);
+            }
+            origin_nanos.saturating_add(since)
+        }
+        None => origin_nanos.saturating_sub(nanos_u64(clock.origin.duration_since(instant))),
+    };
     i64::try_from(nanos / 1_000_000).unwrap_or(i64::MAX)
 }
 
-/// Nanoseconds since the epoch (64 bits last until 2554; 128-bit division per stamp
-/// showed in profiles).
+/// Nanoseconds since the epoch by the system clock (64 bits last until 2554).
 fn wall_clock_nanos() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -143,11 +154,10 @@ fn nanos_u64(duration: Duration) -> u64 {
     nanos.saturating_add(u64::from(duration.subsec_nanos()))
 }
 
-/// Milliseconds since the epoch by the wall clock (0 if the clock is before 1970).
+/// Milliseconds since the epoch by the wall clock (0 if the clock is before 1970), on
+/// the same time line as the samples' stamps ([`wall_clock_ms_at`]).
 pub fn wall_clock_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+    wall_clock_ms_at(Instant::now())
 }
 
 /// A result labelled `label` and stamped with the user's thread name, as JMeter's
@@ -178,7 +188,10 @@ mod clock_tests {
         std::thread::sleep(Duration::from_millis(20));
         let now = Instant::now();
         let stamp = wall_clock_ms_at(now);
-        assert!((stamp - wall_clock_ms()).abs() <= 2, "{stamp}");
+        assert!(
+            (stamp - i64::try_from(wall_clock_nanos() / 1_000_000).unwrap()).abs() <= 2,
+            "{stamp}"
+        );
         // An instant before the pairing is placed before it, not at it.
         let before = wall_clock_ms_at(earlier);
         assert!((stamp - before - 20).abs() <= 3, "{before} {stamp}");
