@@ -126,8 +126,8 @@ struct UserSocket {
 struct SetupFailed(String);
 
 /// The user's state of the element `id`.
-fn user_sender<'u>(cx: &'u mut SampleContext<'_>, id: usize) -> &'u mut Option<Box<UserSender>> {
-    cx.user.slot(id, || None::<Box<UserSender>>)
+fn user_sender<'u>(cx: &'u mut SampleContext<'_>, id: usize) -> &'u mut Option<UserSender> {
+    cx.user.slot(id, || None::<UserSender>)
 }
 
 impl UdpSender {
@@ -162,24 +162,24 @@ impl UdpSender {
                 }
                 None => {
                     let socket = set_up(&settings, cx).await;
-                    *user_sender(cx, id) = Some(Box::new(UserSender {
+                    *user_sender(cx, id) = Some(UserSender {
                         settings,
                         settings_version,
                         socket,
-                    }));
+                    });
                 }
             }
         }
         let mut result = new_result(cx, cx.label.clone());
         let watch = Stopwatch::start();
-        let mut user = user_sender(cx, id).as_deref_mut()?;
+        let mut user = user_sender(cx, id).as_mut()?;
         let interval = user.settings.interval_ms;
         if interval > 0 {
             let due = due(user, interval);
             if !cx.user.pause_until(due).await {
                 return None;
             }
-            user = user_sender(cx, id).as_deref_mut()?;
+            user = user_sender(cx, id).as_mut()?;
         }
         let packet_size = user.settings.packet_size;
         if packet_size > MAX_UNFRAGMENTED_PAYLOAD
