@@ -64,9 +64,15 @@ const KEPT_PARAMETERS_SLOT: usize = usize::MAX - 0x4A41;
 
 /// Which Java client class the sampler runs.
 enum Client {
+    /// The UDP sender, which decodes and keeps its own settings.
+    Udp(Arc<UdpSender>),
+    /// A client that reads its parameters as a map for every sample.
+    Mapped(MappedClient),
+}
+
+enum MappedClient {
     JavaTest,
     SleepTest,
-    Udp(Arc<UdpSender>),
     /// A class jmxr cannot run; `classname` is the name as JMeter reports it.
     Missing {
         classname: String,
@@ -94,8 +100,8 @@ pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn 
     // the name JMeter's failing samples show.
     let own = cx.raw("classname").unwrap_or("");
     let client = match mapping::resolve(own.trim(), cx.properties) {
-        Ok(Native::JavaTest) => Client::JavaTest,
-        Ok(Native::SleepTest) => Client::SleepTest,
+        Ok(Native::JavaTest) => Client::Mapped(MappedClient::JavaTest),
+        Ok(Native::SleepTest) => Client::Mapped(MappedClient::SleepTest),
         Ok(Native::Udp) => {
             let warned = warn_about_fragmentation(cx, &params);
             Client::Udp(UdpSender::new(warned))
@@ -108,9 +114,9 @@ pub(super) fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn 
             } else {
                 own
             };
-            Client::Missing {
+            Client::Mapped(MappedClient::Missing {
                 classname: classname.to_string(),
-            }
+            })
         }
     };
     let params_read_only_properties = params.iter().all(|(_, t)| t.reads_only_properties());
@@ -169,7 +175,7 @@ impl Sampler for JavaSampler {
                 let read = |cx: &mut SampleContext<'_>| SendSettings::read(&self.evaluate(cx));
                 sender.sample(cx, version, &read).await?
             }
-            client => self.sample_with_parameters(client, cx).await,
+            Client::Mapped(client) => self.sample_with_parameters(client, cx).await,
         };
         Some(result)
     }
@@ -179,7 +185,7 @@ impl JavaSampler {
     /// A sample of a client that reads its parameters as a map.
     async fn sample_with_parameters(
         &self,
-        client: &Client,
+        client: &MappedClient,
         cx: &mut SampleContext<'_>,
     ) -> Arc<SampleResult> {
         let kept = self.kept_values(cx);
@@ -189,10 +195,9 @@ impl JavaSampler {
                 None => self.evaluate(cx),
             };
             match client {
-                Client::JavaTest => clients::java_test(&params, cx).await,
-                Client::SleepTest => clients::sleep_test(&params, cx).await,
-                Client::Missing { classname } => missing_class(classname, cx),
-                Client::Udp(_) => unreachable!("the UDP sender reads its own settings"),
+                MappedClient::JavaTest => clients::java_test(&params, cx).await,
+                MappedClient::SleepTest => clients::sleep_test(&params, cx).await,
+                MappedClient::Missing { classname } => missing_class(classname, cx),
             }
         };
         if let Some(kept) = kept {
