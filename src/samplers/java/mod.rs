@@ -175,7 +175,9 @@ impl Sampler for JavaSampler {
                 let read = |cx: &mut SampleContext<'_>| SendSettings::read(&self.evaluate(cx));
                 sender.sample(cx, version, &read).await?
             }
-            Client::Mapped(client) => self.sample_with_parameters(client, cx).await,
+            // Boxed apart: the map-reading clients hold a result across their waits, and
+            // inline their future would make the UDP sender's (boxed per sample) as large.
+            Client::Mapped(client) => Box::pin(self.sample_with_parameters(client, cx)).await,
         };
         Some(result)
     }

@@ -170,7 +170,8 @@ impl UdpSender {
                 }
             }
         }
-        let mut result = new_result(cx, cx.label.clone());
+        // The result is made after the waits: held across them it would sit in the
+        // sample's future, which is copied into its box for every sample.
         let watch = Stopwatch::start();
         let mut user = user_sender(cx, id).as_mut()?;
         let interval = user.settings.interval_ms;
@@ -182,15 +183,6 @@ impl UdpSender {
             user = user_sender(cx, id).as_mut()?;
         }
         let packet_size = user.settings.packet_size;
-        if packet_size > MAX_UNFRAGMENTED_PAYLOAD
-            && !self.fragmentation_warned.swap(true, Ordering::Relaxed)
-        {
-            crate::runlog::warn(&format!(
-                "{}: packetSize {packet_size} is above {MAX_UNFRAGMENTED_PAYLOAD} bytes; \
-                 datagrams are sent as IP fragments",
-                result.label
-            ));
-        }
         let outcome = match &mut user.socket {
             Ok(socket) => {
                 let sequence = socket
@@ -210,6 +202,16 @@ impl UdpSender {
             }
             Err(SetupFailed(text)) => Err(text.clone()),
         };
+        if packet_size > MAX_UNFRAGMENTED_PAYLOAD
+            && !self.fragmentation_warned.swap(true, Ordering::Relaxed)
+        {
+            crate::runlog::warn(&format!(
+                "{}: packetSize {packet_size} is above {MAX_UNFRAGMENTED_PAYLOAD} bytes; \
+                 datagrams are sent as IP fragments",
+                cx.label
+            ));
+        }
+        let mut result = new_result(cx, cx.label.clone());
         match outcome {
             Ok(sent) => {
                 result.response_code = CODE_OK.to_string();
