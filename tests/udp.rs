@@ -274,3 +274,69 @@ fn udp_request_plugin_exchanges_with_an_echo_server_and_times_out() {
             .contains("uneven no. of digits"));
     }
 }
+
+/// The sender's socket is connected (the kernel then keeps the route), and a connected
+/// socket reports "port unreachable" for an earlier datagram as the error of the next
+/// send, which is then not sent. The Java class's unconnected socket sends every
+/// datagram whether anybody listens or not; so must jmxr: every sample succeeds, and
+/// once a receiver binds, it gets every numbered datagram from its first on.
+#[test]
+fn datagrams_to_a_port_nobody_listens_on_yet_are_all_sent() {
+    let port = UdpSocket::bind("127.0.0.1:0")
+        .and_then(|s| s.local_addr())
+        .expect("a free port")
+        .port();
+    let receiver = std::thread::spawn(move || {
+        // Let the sender meet a closed port first (ICMP errors pile up on its socket).
+        std::thread::sleep(Duration::from_millis(500));
+        let socket = UdpSocket::bind(("127.0.0.1", port)).expect("the port is still free");
+        socket
+            .set_read_timeout(Some(Duration::from_millis(700)))
+            .unwrap();
+        let mut numbers = Vec::new();
+        let mut buffer = [0u8; 64];
+        while let Ok(size) = socket.recv(&mut buffer) {
+            assert!(size >= 8);
+            numbers.push(u64::from_be_bytes(buffer[..8].try_into().unwrap()));
+        }
+        numbers
+    });
+    let work = tempfile::tempdir().expect("scratch folder");
+    let plan = fixtures().join(PLAN);
+    let port_arg = format!("-Judp.port={port}");
+    let output = jmxr(
+        work.path(),
+        &[
+            "-n",
+            "-t",
+            plan.to_str().unwrap(),
+            "-l",
+            "out.jtl",
+            &port_arg,
+            "-Jthreads=1",
+            "-Jrampup=0",
+            "-Jduration=2",
+            "-Judp.interval=2",
+            "-Jjmxr.udp.sequence=true",
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let numbers = receiver.join().expect("the receiver ran");
+    let jtl = Jtl::read(&work.path().join("out.jtl"));
+    assert!(jtl.rows.len() > 400, "{} samples", jtl.rows.len());
+    assert_eq!(
+        successes(&jtl),
+        jtl.rows.len(),
+        "codes {:?}",
+        jtl.values("responseCode")
+            .iter()
+            .collect::<std::collections::BTreeSet<_>>()
+    );
+    let first = *numbers.first().expect("the receiver got datagrams");
+    let expected: Vec<u64> = (first..jtl.rows.len() as u64).collect();
+    assert_eq!(
+        numbers, expected,
+        "every datagram from the receiver's first on"
+    );
+    assert!(first > 50, "the first {first} went to a closed port");
+}

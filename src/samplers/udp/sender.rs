@@ -113,6 +113,8 @@ struct UserSender {
 struct UserSocket {
     socket: UdpSocket,
     target: SocketAddr,
+    /// Whether `socket` is connected to `target` (else each datagram names it).
+    connected: bool,
     suffix: Vec<u8>,
     sequence: bool,
     /// The payload buffer, reused so a sample allocates nothing for it.
@@ -195,7 +197,7 @@ impl UdpSender {
                     &socket.suffix,
                     packet_size,
                 );
-                send(&socket.socket, &socket.payload, socket.target)
+                send(socket)
                     .await
                     .map(|sent| sent as i64)
                     .map_err(|e| io_error_text(&e))
@@ -273,6 +275,11 @@ async fn set_up(
     let socket = UdpSocket::bind(local)
         .and_then(|socket| socket.set_nonblocking(true).map(|()| socket))
         .map_err(|e| SetupFailed(io_error_text(&e)))?;
+    // Connected, the kernel keeps the route instead of looking it up per datagram (a
+    // tenth of a send's cost on loopback); `send` hides what connecting changes. Without
+    // a route now, the socket stays unconnected and each send tries again, as the Java
+    // class's socket does.
+    let connected = socket.connect(target).is_ok();
     let props = &cx.user.run.props;
     let option =
         |given: &Option<String>, property: &str| given.clone().or_else(|| props.get(property));
@@ -289,6 +296,7 @@ async fn set_up(
     Ok(UserSocket {
         socket,
         target,
+        connected,
         suffix,
         sequence,
         payload: Vec::new(),
@@ -303,15 +311,43 @@ async fn set_up(
 /// runtime worker per datagram (a context switch each, a third of the sending rate).
 /// A UDP send almost never has to wait; when the send buffer is full it waits a moment
 /// and tries again.
-async fn send(socket: &UdpSocket, payload: &[u8], target: SocketAddr) -> std::io::Result<usize> {
+///
+/// The socket is connected when it could be, and a connected socket reports an ICMP error (port
+/// unreachable: nobody listens yet) that came back for an earlier datagram as the
+/// result of the next send, which then is not sent. The Java class's unconnected socket
+/// never sees those errors and sends every datagram, so the send is tried again; an
+/// error that belongs to this datagram (no route) comes back again and is reported.
+async fn send(user: &UserSocket) -> std::io::Result<usize> {
+    let mut earlier_errors = 0;
     loop {
-        match socket.send_to(payload, target) {
+        let sent = if user.connected {
+            user.socket.send(&user.payload)
+        } else {
+            user.socket.send_to(&user.payload, user.target)
+        };
+        match sent {
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 tokio::time::sleep(SEND_BUFFER_FULL_WAIT).await;
+            }
+            Err(e) if reported_by_icmp(&e) && earlier_errors < MAX_EARLIER_ERRORS => {
+                earlier_errors += 1;
             }
             sent => return sent,
         }
     }
+}
+
+/// How many errors of earlier datagrams one send skips (each read clears one).
+const MAX_EARLIER_ERRORS: usize = 2;
+
+/// Errors that a connected UDP socket may hold from an ICMP message about an earlier
+/// datagram.
+fn reported_by_icmp(error: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    matches!(
+        error.kind(),
+        ErrorKind::ConnectionRefused | ErrorKind::HostUnreachable | ErrorKind::NetworkUnreachable
+    )
 }
 
 /// Lays out one datagram in `payload`: the sequence number (big-endian), the message,
