@@ -139,19 +139,21 @@ impl VirtualUser {
             return Flow::StopThread;
         }
         let label = self.label_of(node);
+        // The run's handle rather than a clone of its stop token: cloning and dropping a
+        // token takes the token tree's lock, twice per sample.
+        let run = self.user.run.clone();
         let mut cx = SampleContext {
             user: &mut self.user,
             label: label.clone(),
             element_id: node.id,
             action: SampleAction::Continue,
         };
-        let stop_now = cx.user.run.stop_now.clone();
         // The sample first: one that completes at once (a UDP send) never registers with
         // the run-wide stop signal, which every user would otherwise contend for.
         let outcome = tokio::select! {
             biased;
             result = node.sampler.sample(&mut cx) => Some(result),
-            _ = stop_now.cancelled() => None,
+            _ = run.stop_now.cancelled() => None,
         };
         let action = cx.action;
         match outcome {

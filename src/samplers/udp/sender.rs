@@ -40,7 +40,7 @@ use std::net::UdpSocket;
 use crate::plan::SampleContext;
 use crate::results::SampleResult;
 use crate::samplers::java::Parameters;
-use crate::samplers::{new_result, Stopwatch};
+use crate::samplers::Stopwatch;
 
 /// The largest payload that fits one Ethernet frame (1500 − 20 IPv4 − 8 UDP); beyond it
 /// datagrams are fragmented, and losing one fragment loses the datagram.
@@ -213,7 +213,9 @@ impl UdpSender {
                 cx.label
             ));
         }
-        let mut result = new_result(cx, cx.label.clone());
+        let mut shared = SampleResult::new_shared(cx.label.clone());
+        let result = Arc::get_mut(&mut shared).expect("a new result is not shared");
+        result.thread_name = cx.user.thread.thread_name.clone();
         match outcome {
             Ok(sent) => {
                 result.response_code = CODE_OK.to_string();
@@ -228,8 +230,8 @@ impl UdpSender {
                 result.set_success(false);
             }
         }
-        watch.stop(&mut result);
-        Some(Arc::new(result))
+        watch.stop(result);
+        Some(shared)
     }
 }
 
