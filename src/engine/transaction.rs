@@ -41,7 +41,7 @@ impl VirtualUser {
             // JMeter's end-of-loop path takes the status from the last sample and sets no code.
             let last_ok = self.user.vars.get("JMeterThread.last_sample_ok") != Some("false");
             result.set_success(last_ok);
-            result.response_code.clear();
+            result.response_code = "".into();
         }
         self.stamp(&mut result);
         if aborted && parent_mode && self.transactions.last().is_some_and(|t| t.parent_mode) {
@@ -81,7 +81,8 @@ fn summarise(
     let failing = open.failing;
     result.start_time = start;
     result.response_message =
-        format!("Number of samples in transaction : {n}, number of failing samples : {failing}");
+        format!("Number of samples in transaction : {n}, number of failing samples : {failing}")
+            .into();
     result.data_type = "";
     let success = failing == 0;
     result.set_success(success);
@@ -93,7 +94,7 @@ fn summarise(
     result.idle_time = idle;
     if parent_mode {
         result.response_code = if success {
-            "200".to_string()
+            "200".into()
         } else {
             open.code.clone()
         };
@@ -114,7 +115,7 @@ fn summarise(
             elapsed
         };
     } else {
-        result.response_code = if success { "200" } else { "" }.to_string();
+        result.response_code = if success { "200" } else { "" }.into();
         let mut bytes = 0;
         for child in &open.samples {
             bytes += child.bytes();

@@ -14,7 +14,7 @@ use tokio::time::Instant;
 use super::controllers::Flow;
 use super::UserState;
 use crate::plan::{OnError, SampleContext, SamplerNode, ScopePackage, ThreadGroup};
-use crate::results::{FastMap, ResultsBus, SampleAction, SampleEvent, SampleResult};
+use crate::results::{FastMap, ResultsBus, SampleAction, SampleEvent, SampleResult, Text};
 
 /// A Transaction Controller that is open on this user's stack.
 pub(super) struct OpenTransaction {
@@ -27,7 +27,7 @@ pub(super) struct OpenTransaction {
     pub failing: usize,
     pub child_elapsed: i64,
     /// Parent mode: the response code rule (latest child's code until a child fails).
-    pub code: String,
+    pub code: Text,
     pub code_frozen: bool,
     /// Non-parent mode: the next sampler counts twice in `calls` (see
     /// `run_pass_of`).
@@ -352,7 +352,7 @@ impl OpenTransaction {
             samples: Vec::new(),
             failing: 0,
             child_elapsed: 0,
-            code: String::new(),
+            code: Text::Borrowed(""),
             code_frozen: false,
         }
     }

@@ -33,7 +33,7 @@ pub use fast_hash::FastMap;
 pub use jtl_file::{Collector, JtlFileSink, JtlFiles, JtlSink};
 pub use percentile::Distribution;
 pub use read::{JtlReader, JtlRecord, ReadError};
-pub use sample::{AssertionResult, SampleAction, SampleResult, TRANSACTION_MESSAGE_PREFIX};
+pub use sample::{AssertionResult, SampleAction, SampleResult, Text, TRANSACTION_MESSAGE_PREFIX};
 pub use save_config::{SaveConfig, SaveConfigError};
 pub use summariser::{Clock, Summariser, SystemClock};
 pub use thread_counts::{ThreadCounts, ThreadCountsSnapshot};

@@ -2,6 +2,10 @@
 
 use std::sync::Arc;
 
+/// A response code or message: mostly a constant of the sampler (`200`, `OK`, `udp send
+/// ok`), which then costs no allocation (and no free on the results thread).
+pub type Text = std::borrow::Cow<'static, str>;
+
 /// Outcome of one assertion on a sample.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AssertionResult {
@@ -25,8 +29,8 @@ pub struct SampleResult {
     pub latency: i64,
     pub connect_time: i64,
     pub label: Arc<str>,
-    pub response_code: String,
-    pub response_message: String,
+    pub response_code: Text,
+    pub response_message: Text,
     pub thread_name: Arc<str>,
     /// `text`, `bin` or empty.
     pub data_type: &'static str,
@@ -115,8 +119,8 @@ impl SampleResult {
             latency: 0,
             connect_time: 0,
             label,
-            response_code: String::new(),
-            response_message: String::new(),
+            response_code: Text::Borrowed(""),
+            response_message: Text::Borrowed(""),
             thread_name: EMPTY_NAME.with(Arc::clone),
             data_type: "",
             success: true,

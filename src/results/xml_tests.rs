@@ -21,8 +21,8 @@ fn xml(config: &SaveConfig, sample: &SampleResult) -> String {
 
 fn sample(label: &str, code: &str, message: &str) -> SampleResult {
     let mut s = SampleResult::new(Arc::from(label));
-    s.response_code = code.into();
-    s.response_message = message.into();
+    s.response_code = code.to_string().into();
+    s.response_message = message.to_string().into();
     s.data_type = "text";
     s
 }

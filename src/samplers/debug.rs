@@ -71,8 +71,8 @@ impl DebugSampler {
         result.data_encoding = "UTF-8".to_string();
         result.data_type = "text";
         result.sampler_data = sections;
-        result.response_code = "200".to_string();
-        result.response_message = "OK".to_string();
+        result.response_code = "200".into();
+        result.response_message = "OK".into();
         result.set_success(true);
         watch.stop(&mut result);
         Some(result)

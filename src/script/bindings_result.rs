@@ -60,10 +60,10 @@ fn register_getters(engine: &mut Engine) {
         r.response_data.clone()
     });
     getter(engine, &["getResponseCode"], String::new(), |r| {
-        r.response_code.clone()
+        r.response_code.to_string()
     });
     getter(engine, &["getResponseMessage"], String::new(), |r| {
-        r.response_message.clone()
+        r.response_message.to_string()
     });
     getter(engine, &["isSuccessful"], false, |r| r.success);
     getter(engine, &["isResponseCodeOK"], false, |r| {
@@ -130,10 +130,10 @@ fn register_getters(engine: &mut Engine) {
         data_as_string,
     );
     property(engine, "responseCode", String::new(), |r| {
-        r.response_code.clone()
+        r.response_code.to_string()
     });
     property(engine, "responseMessage", String::new(), |r| {
-        r.response_message.clone()
+        r.response_message.to_string()
     });
     property(engine, "successful", false, |r| r.success);
     property(engine, "time", 0_i64, |r| r.elapsed);
@@ -163,9 +163,11 @@ fn register_setters(engine: &mut Engine) {
     setter(engine, "setSuccessful", |r, v| {
         r.set_success(v.as_bool().unwrap_or(false))
     });
-    setter(engine, "setResponseCode", |r, v| r.response_code = text(&v));
+    setter(engine, "setResponseCode", |r, v| {
+        r.response_code = text(&v).into()
+    });
     setter(engine, "setResponseMessage", |r, v| {
-        r.response_message = text(&v)
+        r.response_message = text(&v).into()
     });
     setter(engine, "setResponseData", set_data);
     engine.register_fn(
@@ -219,10 +221,10 @@ fn register_setters(engine: &mut Engine) {
         write_result(*r, |result| result.set_success(ok))
     });
     engine.register_set("responseCode", |r: &mut ResultRef, v: Dynamic| {
-        write_result(*r, |result| result.response_code = text(&v))
+        write_result(*r, |result| result.response_code = text(&v).into())
     });
     engine.register_set("responseMessage", |r: &mut ResultRef, v: Dynamic| {
-        write_result(*r, |result| result.response_message = text(&v))
+        write_result(*r, |result| result.response_message = text(&v).into())
     });
     engine.register_set("sampleLabel", |r: &mut ResultRef, v: Dynamic| {
         write_result(*r, |result| result.label = Arc::from(text(&v)))

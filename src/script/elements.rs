@@ -257,8 +257,8 @@ impl ScriptRunner {
                     result.response_data = text.into_bytes();
                 }
                 let [code, message, success] = [0, 1, 2].map(|i| text_of(&globals[i].1));
-                result.response_code = code.unwrap_or_else(|| "null".into());
-                result.response_message = message.unwrap_or_else(|| "null".into());
+                result.response_code = code.map_or("null".into(), Into::into);
+                result.response_message = message.map_or("null".into(), Into::into);
                 result.set_success(success.as_deref() == Some("true"));
             }
             (Ok(value), dialect) => {
@@ -275,7 +275,8 @@ impl ScriptRunner {
                     Dialect::Jsr223 => format!("javax.script.ScriptException: {message}"),
                     Dialect::BeanShell => format!("bsh.EvalError: {message}"),
                     Dialect::Bsf => format!("org.apache.bsf.BSFException: {message}"),
-                };
+                }
+                .into();
             }
         }
         watch.stop(&mut result);
@@ -388,10 +389,13 @@ fn beanshell_assertion_globals(result: &SampleResult) -> Vec<(&'static str, Dyna
             "ResponseData",
             Dynamic::from_blob(result.response_data.clone()),
         ),
-        ("ResponseCode", Dynamic::from(result.response_code.clone())),
+        (
+            "ResponseCode",
+            Dynamic::from(result.response_code.to_string()),
+        ),
         (
             "ResponseMessage",
-            Dynamic::from(result.response_message.clone()),
+            Dynamic::from(result.response_message.to_string()),
         ),
         (
             "ResponseHeaders",

@@ -82,8 +82,8 @@ impl Field {
                     text: OnceCell::new(),
                 }
             }
-            Field::Code => &sample.response_code,
-            Field::Message => &sample.response_message,
+            Field::Code => &*sample.response_code,
+            Field::Message => &*sample.response_message,
             Field::ResponseHeaders => &sample.response_headers,
             Field::RequestHeaders => &sample.request_headers,
             Field::RequestData => &sample.sampler_data,

@@ -58,8 +58,8 @@ impl PostProcessor for DebugPostProcessor {
         sub.response_data = body.into_bytes();
         sub.data_type = "text";
         sub.sampler_data = sections;
-        sub.response_code = "200".to_string();
-        sub.response_message = "OK".to_string();
+        sub.response_code = "200".into();
+        sub.response_message = "OK".into();
         sub.thread_name = user.thread.thread_name.clone();
         watch.stop(&mut sub);
         let rename = !user

@@ -308,7 +308,7 @@ fn mark_failed(container: &mut SampleResult) {
         message.push_str(&sub.response_message);
         message.push_str(", ");
     }
-    container.response_message = message;
+    container.response_message = message.into();
 }
 
 fn property_usize(cx: &SampleContext<'_>, name: &str) -> Option<usize> {

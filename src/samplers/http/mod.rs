@@ -680,8 +680,8 @@ impl HttpSampler {
                 result.http_method = "GET".into();
                 result.start_time = wall_clock_ms();
                 result.end_time = result.start_time;
-                result.response_code = code;
-                result.response_message = message;
+                result.response_code = code.into();
+                result.response_message = message.into();
                 result.set_success(true);
                 Some(Some(result))
             }

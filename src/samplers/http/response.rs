@@ -4,7 +4,7 @@
 use std::io::Read;
 
 use super::client::{head_lines, Incoming, TransportError};
-use crate::results::SampleResult;
+use crate::results::{SampleResult, Text};
 
 /// Status codes JMeter treats as redirects (`HTTPSampleResult.isRedirect`).
 pub fn is_redirect_code(code: u16) -> bool {
@@ -14,6 +14,26 @@ pub fn is_redirect_code(code: u16) -> bool {
 /// Fills `result` from a response: code, message, headers as JMeter lists them
 /// (status line, then `Name: value` lines, each ending in `\n`), sizes from the wire
 /// count, the decoded body, content type, encoding and data type.
+/// The status code as text, without an allocation for the common ones.
+fn status_code_text(status: u16) -> Text {
+    match status {
+        200 => "200".into(),
+        201 => "201".into(),
+        204 => "204".into(),
+        301 => "301".into(),
+        302 => "302".into(),
+        304 => "304".into(),
+        400 => "400".into(),
+        401 => "401".into(),
+        403 => "403".into(),
+        404 => "404".into(),
+        500 => "500".into(),
+        502 => "502".into(),
+        503 => "503".into(),
+        other => other.to_string().into(),
+    }
+}
+
 pub fn fill(result: &mut SampleResult, incoming: Incoming) {
     // The status line and header lines as received, each ending in `\n`.
     let head = incoming.head();
@@ -30,8 +50,11 @@ pub fn fill(result: &mut SampleResult, incoming: Incoming) {
     result.sent_bytes = incoming.sent;
     result.connect_time = incoming.connect_ms;
     result.latency = incoming.latency_ms;
-    result.response_code = incoming.status.to_string();
-    result.response_message = incoming.reason().to_string();
+    result.response_code = status_code_text(incoming.status);
+    result.response_message = match incoming.reason() {
+        "OK" => "OK".into(),
+        reason => reason.to_string().into(),
+    };
     result.set_success((200..=399).contains(&incoming.status));
     if let Some(content_type) = incoming.header("Content-Type") {
         result.content_type = content_type.to_string();
@@ -111,8 +134,8 @@ fn decode_brotli(body: &[u8]) -> Option<Vec<u8>> {
 
 /// A failed sample for a transport error, as `HTTPSamplerBase.errorResult` makes it.
 pub fn fill_error(result: &mut SampleResult, error: &TransportError) {
-    result.response_code = format!("Non HTTP response code: {}", error.class);
-    result.response_message = format!("Non HTTP response message: {}", error.message);
+    result.response_code = format!("Non HTTP response code: {}", error.class).into();
+    result.response_message = format!("Non HTTP response message: {}", error.message).into();
     result.response_data = format!("{}: {}\n", error.class, error.message).into_bytes();
     result.data_type = "text";
     result.set_success(false);

@@ -32,8 +32,12 @@ pub(super) async fn java_test(params: &Parameters<'_>, cx: &mut SampleContext<'_
         _ => params.get(ELEMENT_NAME).unwrap_or(""),
     };
     let mut result = new_result(cx, Arc::from(label));
-    result.response_code = params.get("ResponseCode").unwrap_or("").to_string();
-    result.response_message = params.get("ResponseMessage").unwrap_or("").to_string();
+    result.response_code = params.get("ResponseCode").unwrap_or("").to_string().into();
+    result.response_message = params
+        .get("ResponseMessage")
+        .unwrap_or("")
+        .to_string()
+        .into();
     let sampler_data = params.get("SamplerData").unwrap_or("");
     result.sampler_data = sampler_data.to_string();
     // JMeter counts the Java string's length (UTF-16 units), not its bytes.
@@ -86,7 +90,7 @@ pub(super) async fn sleep_test(
     let completed = sleep <= 0 || sleep_unless_stopped(sleep as u64, &cx.user.run.stop_now).await;
     result.set_success(completed);
     if !completed {
-        result.response_message = "java.lang.InterruptedException: sleep interrupted".to_string();
+        result.response_message = "java.lang.InterruptedException: sleep interrupted".into();
     }
     watch.stop(&mut result);
     result

@@ -137,8 +137,8 @@ impl OsProcessSampler {
                 false,
             ),
         };
-        result.response_code = code;
-        result.response_message = message;
+        result.response_code = code.into();
+        result.response_message = message.into();
         result.set_success(success);
         Some(result)
     }

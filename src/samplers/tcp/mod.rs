@@ -174,12 +174,12 @@ impl TcpSampler {
             }
             Err(Outcome::NotConnected(message)) => {
                 result.response_code = "500".into();
-                result.response_message = message;
+                result.response_message = message.into();
                 result.set_success(false);
             }
             Err(Outcome::Failed(failure)) => {
                 result.response_code = "500".into();
-                result.response_message = failure.message;
+                result.response_message = failure.message.into();
                 result.response_data = failure.partial.into_bytes();
                 result.data_type = "text";
                 result.set_success(false);

@@ -113,15 +113,15 @@ impl UdpRequest {
         watch.stop(&mut result);
         match outcome {
             Ok(data) => {
-                result.response_code = CODE_OK.to_string();
+                result.response_code = CODE_OK.into();
                 result.response_data = data;
                 result.set_success(true);
             }
             Err(text) => {
                 cx.user.clear_slot(cx.element_id);
-                result.response_code = CODE_ERROR.to_string();
+                result.response_code = CODE_ERROR.into();
                 result.response_data = format!("{text}\r\n").into_bytes();
-                result.response_message = text;
+                result.response_message = text.into();
                 result.set_success(false);
             }
         }

@@ -218,15 +218,15 @@ impl UdpSender {
         result.thread_name = cx.user.thread.thread_name.clone();
         match outcome {
             Ok(sent) => {
-                result.response_code = CODE_OK.to_string();
-                result.response_message = MESSAGE_OK.to_string();
+                result.response_code = CODE_OK.into();
+                result.response_message = MESSAGE_OK.into();
                 result.bytes_override = sent;
                 result.sent_bytes = sent;
                 result.set_success(true);
             }
             Err(text) => {
-                result.response_code = CODE_ERROR.to_string();
-                result.response_message = text;
+                result.response_code = CODE_ERROR.into();
+                result.response_message = text.into();
                 result.set_success(false);
             }
         }

@@ -25,8 +25,8 @@ fn assertion(field: &str, mask: i64, patterns: &[&str], extra: Vec<Property>) ->
 fn response(body: &str, code: &str) -> SampleResult {
     let mut result = sample(1);
     result.response_data = body.as_bytes().to_vec();
-    result.response_code = code.to_string();
-    result.response_message = "OK".to_string();
+    result.response_code = code.to_string().into();
+    result.response_message = "OK".into();
     result.response_headers = "HTTP/1.1 200 OK\nContent-Type: text/plain\n".to_string();
     result.request_headers = "Accept: */*\n".to_string();
     result.sampler_data = "GET http://example.test/a".to_string();
