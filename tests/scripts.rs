@@ -145,3 +145,18 @@ fn beanshell_elements_and_functions_as_jmeter_2_13_runs_them() {
     }
     assert_eq!(rows[3].0, "dbg x=42 pre=Ann-pre len=4 js=AB bsh=42");
 }
+
+/// JMeter sets `JMeterThread.last_sample_ok` after every sample; a value a script wrote
+/// in between is replaced even when the sample's outcome did not change.
+#[test]
+fn last_sample_ok_is_set_after_every_sample_over_what_a_script_wrote() {
+    let jtl = run_fixture("scripts/last_sample_ok.jmx", &[]);
+    assert_eq!(
+        jtl.values("label"),
+        [
+            "first ok",
+            "second ok",
+            "seen overwritten, after the second true"
+        ]
+    );
+}
