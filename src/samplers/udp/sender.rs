@@ -314,11 +314,11 @@ async fn set_up(
 /// A UDP send almost never has to wait; when the send buffer is full it waits a moment
 /// and tries again.
 ///
-/// The socket is connected when it could be, and a connected socket reports an ICMP error (port
-/// unreachable: nobody listens yet) that came back for an earlier datagram as the
-/// result of the next send, which then is not sent. The Java class's unconnected socket
-/// never sees those errors and sends every datagram, so the send is tried again; an
-/// error that belongs to this datagram (no route) comes back again and is reported.
+/// The socket is connected when it could be, and a connected socket reports an ICMP
+/// error (port unreachable: nobody listens yet) that came back for an earlier datagram
+/// as the result of the next send, which then is not sent. The Java class's unconnected
+/// socket never sees those errors and sends every datagram, so the send is tried again;
+/// an error that belongs to this datagram (no route) comes back again and is reported.
 async fn send(user: &UserSocket) -> std::io::Result<usize> {
     let mut earlier_errors = 0;
     loop {
