@@ -213,9 +213,9 @@ impl UdpSender {
                 cx.label
             ));
         }
+        // No thread name here: the engine stamps it on every result it records.
         let mut shared = SampleResult::new_shared(cx.label.clone());
         let result = Arc::get_mut(&mut shared).expect("a new result is not shared");
-        result.thread_name = cx.user.thread.thread_name.clone();
         match outcome {
             Ok(sent) => {
                 result.response_code = CODE_OK.into();
