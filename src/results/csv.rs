@@ -58,13 +58,36 @@ fn needs_quotes(field: &str, delimiter: char) -> bool {
     // Every row writes several text fields; an ASCII delimiter (the usual case) lets the
     // check look at bytes instead of decoding characters.
     if delimiter.is_ascii() {
-        let delimiter = delimiter as u8;
-        field
-            .bytes()
-            .any(|b| b == delimiter || b == b'"' || b == b'\r' || b == b'\n')
+        has_special_byte(field.as_bytes(), delimiter as u8)
     } else {
         field.contains([delimiter, '"', '\r', '\n'])
     }
+}
+
+/// Whether `bytes` holds the (ASCII) delimiter, `"`, CR or LF, eight bytes at a time: a
+/// row's text fields are mostly plain and this check runs on every byte of them.
+fn has_special_byte(bytes: &[u8], delimiter: u8) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH_BITS: u64 = u64::from_ne_bytes([0x80; 8]);
+    // Non-zero exactly when some byte of `word` is zero.
+    let has_zero_byte = |word: u64| word.wrapping_sub(ONES) & !word & HIGH_BITS;
+    let [d, q, cr, lf] = [delimiter, b'"', b'\r', b'\n'].map(|b| ONES * u64::from(b));
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let w = u64::from_ne_bytes(word.try_into().expect("chunks of eight"));
+        if has_zero_byte(w ^ d)
+            | has_zero_byte(w ^ q)
+            | has_zero_byte(w ^ cr)
+            | has_zero_byte(w ^ lf)
+            != 0
+        {
+            return true;
+        }
+    }
+    words
+        .remainder()
+        .iter()
+        .any(|&b| b == delimiter || b == b'"' || b == b'\r' || b == b'\n')
 }
 
 /// Quotes a text field if it contains the delimiter, `"`, CR or LF, doubling inner quotes.
@@ -84,17 +107,42 @@ pub fn quote(field: &str, delimiter: char) -> Cow<'_, str> {
     Cow::Owned(quoted)
 }
 
-/// Builds one row: adds delimiters between fields and quotes text fields.
+/// Room reserved before a row: one reservation covers a typical row, so the fields are
+/// appended without growing the buffer.
+const ROW_RESERVE: usize = 256;
+
+/// Builds one row as bytes: adds delimiters between fields and quotes text fields.
 struct Row<'a> {
-    out: &'a mut String,
+    out: &'a mut Vec<u8>,
     delimiter: char,
+    /// The delimiter in UTF-8 (`delimiter_len` bytes of it).
+    delimiter_bytes: [u8; 4],
+    delimiter_len: usize,
     first: bool,
 }
 
 impl Row<'_> {
+    fn new(out: &mut Vec<u8>, delimiter: char) -> Row<'_> {
+        let mut delimiter_bytes = [0; 4];
+        let delimiter_len = delimiter.encode_utf8(&mut delimiter_bytes).len();
+        out.reserve(ROW_RESERVE);
+        Row {
+            out,
+            delimiter,
+            delimiter_bytes,
+            delimiter_len,
+            first: true,
+        }
+    }
+
     fn separate(&mut self) {
         if !self.first {
-            self.out.push(self.delimiter);
+            if self.delimiter_len == 1 {
+                self.out.push(self.delimiter_bytes[0]);
+            } else {
+                self.out
+                    .extend_from_slice(&self.delimiter_bytes[..self.delimiter_len]);
+            }
         }
         self.first = false;
     }
@@ -102,39 +150,43 @@ impl Row<'_> {
     fn text(&mut self, value: &str) {
         self.separate();
         if needs_quotes(value, self.delimiter) {
-            self.out.push_str(&quote(value, self.delimiter));
+            self.out
+                .extend_from_slice(quote(value, self.delimiter).as_bytes());
         } else {
-            self.out.push_str(value);
+            self.out.extend_from_slice(value.as_bytes());
         }
     }
 
-    /// An integer column; `itoa` prints the same digits as `Display` without the
-    /// formatting machinery (a row has up to ten numbers).
-    fn number(&mut self, value: impl itoa::Integer) {
+    /// An integer column. Most columns of most rows are one digit (latency, idle and
+    /// connect times of fast samples, thread counts); `itoa` prints the others with the
+    /// digits `Display` would give, without the formatting machinery.
+    fn number(&mut self, value: i64) {
         self.separate();
-        self.out.push_str(itoa::Buffer::new().format(value));
+        if (0..10).contains(&value) {
+            self.out.push(b'0' + value as u8);
+        } else {
+            self.out
+                .extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
+        }
     }
 
     fn boolean(&mut self, value: bool) {
         self.separate();
-        self.out.push_str(if value { "true" } else { "false" });
+        self.out
+            .extend_from_slice(if value { b"true" } else { b"false" });
     }
 }
 
 /// Appends one row for `sample` (no line end, no sub-results). `variables` are the values of
 /// `config.sample_variables` to print (the top-level sample's, for sub-results too).
 pub fn write_csv_row(
-    out: &mut String,
+    out: &mut Vec<u8>,
     config: &SaveConfig,
     sample: &SampleResult,
     variables: &[Option<String>],
     hostname: &str,
 ) {
-    let mut row = Row {
-        out,
-        delimiter: config.delimiter,
-        first: true,
-    };
+    let mut row = Row::new(out, config.delimiter);
     if config.timestamp {
         let stamp = config.timestamp_of(sample);
         if config.print_milliseconds {
@@ -192,8 +244,8 @@ fn write_sizes_and_counts(row: &mut Row<'_>, config: &SaveConfig, sample: &Sampl
         row.number(sample.sent_bytes);
     }
     if config.thread_counts {
-        row.number(sample.grp_threads);
-        row.number(sample.all_threads);
+        row.number(i64::from(sample.grp_threads));
+        row.number(i64::from(sample.all_threads));
     }
     if config.url {
         row.text(sample.url.as_deref().unwrap_or("null"));
@@ -208,24 +260,24 @@ fn write_sizes_and_counts(row: &mut Row<'_>, config: &SaveConfig, sample: &Sampl
         row.text(config.encoding_of(sample));
     }
     if config.sample_count {
-        row.number(sample.sample_count);
-        row.number(sample.error_count);
+        row.number(i64::from(sample.sample_count));
+        row.number(i64::from(sample.error_count));
     }
 }
 
 /// Appends the rows of one recorded sample, each ending in LF: the sample itself, then (when
 /// `subresults` is on) every sub-result, depth first.
-pub fn write_csv_sample(out: &mut String, config: &SaveConfig, sample: &SampleResult, host: &str) {
+pub fn write_csv_sample(out: &mut Vec<u8>, config: &SaveConfig, sample: &SampleResult, host: &str) {
     let variables = &sample.sample_variables;
     write_csv_row(out, config, sample, variables, host);
-    out.push('\n');
+    out.push(b'\n');
     if config.subresults {
         write_subresult_rows(out, config, sample, variables, host, 0);
     }
 }
 
 fn write_subresult_rows(
-    out: &mut String,
+    out: &mut Vec<u8>,
     config: &SaveConfig,
     parent: &SampleResult,
     variables: &[Option<String>],
@@ -237,7 +289,7 @@ fn write_subresult_rows(
     }
     for child in &parent.subresults {
         write_csv_row(out, config, child, variables, host);
-        out.push('\n');
+        out.push(b'\n');
         write_subresult_rows(out, config, child, variables, host, depth + 1);
     }
 }
@@ -258,9 +310,9 @@ mod tests {
     }
 
     fn row(config: &SaveConfig, sample: &SampleResult) -> String {
-        let mut out = String::new();
+        let mut out = Vec::new();
         write_csv_sample(&mut out, config, sample, "host");
-        out
+        String::from_utf8(out).expect("rows are UTF-8")
     }
 
     #[test]
@@ -272,6 +324,51 @@ mod tests {
         assert_eq!(quote("cr\r", ','), "\"cr\r\"");
         assert_eq!(quote("a,b", '\t'), "a,b");
         assert_eq!(quote("a\tb", '\t'), "\"a\tb\"");
+    }
+
+    #[test]
+    fn special_bytes_are_found_at_every_position_of_long_and_short_fields() {
+        for delimiter in [',', '\t', ';', '|'] {
+            for len in 0..24 {
+                let plain: String = "ab\u{e9}cdefghijklmnopqrstuvwxyz"
+                    .chars()
+                    .take(len)
+                    .collect();
+                assert!(!needs_quotes(&plain, delimiter), "{plain:?}");
+                for special in [delimiter, '"', '\r', '\n'] {
+                    for at in 0..=plain.chars().count() {
+                        let mut field: String = plain.chars().take(at).collect();
+                        field.push(special);
+                        field.extend(plain.chars().skip(at));
+                        assert!(
+                            needs_quotes(&field, delimiter),
+                            "{field:?} with {delimiter:?}"
+                        );
+                    }
+                }
+            }
+        }
+        // Bytes of multi-byte characters never pass for a special one.
+        assert!(!needs_quotes("\u{80}\u{ff}\u{2c2c}\u{10ffff}\u{a0a0}", ','));
+    }
+
+    #[test]
+    fn numbers_of_one_and_more_digits_and_negative_ones() {
+        let config = listener(&["time", "latency", "idleTime", "connectTime"]);
+        let mut s = SampleResult::new(Arc::from("x"));
+        for (value, text) in [
+            (0, "0"),
+            (9, "9"),
+            (10, "10"),
+            (-1, "-1"),
+            (1_234_567, "1234567"),
+        ] {
+            s.elapsed = value;
+            s.latency = value;
+            s.idle_time = value;
+            s.connect_time = value;
+            assert_eq!(row(&config, &s), format!("{text},{text},{text},{text}\n"));
+        }
     }
 
     #[test]

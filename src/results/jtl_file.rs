@@ -68,8 +68,9 @@ pub struct JtlSink<W: Write + Send> {
     xml_file: bool,
     collectors: Vec<Collector>,
     hostname: String,
-    /// Reused formatting buffer.
+    /// Reused formatting buffers: XML text, CSV bytes.
     line: String,
+    rows: Vec<u8>,
     finished: bool,
 }
 
@@ -97,6 +98,7 @@ impl<W: Write + Send> JtlSink<W> {
             collectors: vec![collector],
             hostname: gethostname::gethostname().to_string_lossy().into_owned(),
             line: String::new(),
+            rows: Vec::new(),
             finished: false,
         })
     }
@@ -121,23 +123,25 @@ impl<W: Write + Send> Sink for JtlSink<W> {
         let Some(collector) = self.collectors.iter().find(|c| c.wants(event)) else {
             return Ok(());
         };
-        self.line.clear();
         if collector.config.xml {
+            self.line.clear();
             xml::write_xml_sample(
                 &mut self.line,
                 &collector.config,
                 &event.result,
                 &self.hostname,
             );
+            self.out.write_all(self.line.as_bytes())?;
         } else {
+            self.rows.clear();
             csv::write_csv_sample(
-                &mut self.line,
+                &mut self.rows,
                 &collector.config,
                 &event.result,
                 &self.hostname,
             );
+            self.out.write_all(&self.rows)?;
         }
-        self.out.write_all(self.line.as_bytes())?;
         if collector.config.autoflush {
             self.out.flush()?;
         }
