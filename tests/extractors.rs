@@ -127,7 +127,8 @@ fn md5hex_assertion_and_data_functions() {
     );
     assert_eq!(rows[0].1, "false");
     // `__regexFunction` reads the previous sample's body.
-    assert_eq!(rows[1].0, "fn=a+b n=2");
+    // `\,` in a function argument is a comma to the function: `{1,2}` in the pattern.
+    assert_eq!(rows[1].0, "fn=a+b n=2 q=b");
     assert_eq!((rows[2].1.as_str(), rows[2].2.as_str()), ("true", ""));
     let sha = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
     assert_eq!(

@@ -84,10 +84,11 @@ fn groovy_idioms_run_translated() {
     let jtl = run_fixture("scripts/groovy_idioms.jmx", &[]);
     let labels = jtl.labels_of("Groovy 1-1");
     // GString, parseInt, toInteger, for loop, closure, try/catch, currentTimeMillis,
-    // UUID, props, prev, ctx, a post-processor, and the __groovy function.
+    // UUID, props, prev, ctx, a post-processor, and the __groovy function (whose script
+    // gets `\,` as a comma).
     assert_eq!(
         labels[3],
-        "dbg Hi Ann!|42|42|10|2,4,6|yes|ok|36|set|200|0|DONE ANN|Ann!"
+        "dbg Hi Ann!|42|42|10|2,4,6|yes|ok|36|set|200|0|DONE ANN|Ann!|4"
     );
     let groovy = jtl.one("groovy");
     assert_eq!(jtl.get(groovy, "success"), "true");

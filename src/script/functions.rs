@@ -70,10 +70,13 @@ fn build(args: Vec<Template>, language: SourceLanguage) -> Result<Box<dyn Functi
     }
     let mut args = args.into_iter();
     let expression = args.next().unwrap_or_else(|| Template::literal(""));
-    let evaluator = if condition::check_syntax(expression.raw()).is_ok() {
+    // A constant script is compiled as the function receives it, with the escapes of
+    // function arguments (`\,`, `\$`, `\\`) removed.
+    let constant = expression.as_literal();
+    let evaluator = if condition::check_syntax(constant.unwrap_or(expression.raw())).is_ok() {
         Evaluator::Condition
-    } else if expression.is_constant() {
-        Evaluator::Compiled(engine::compile(language, expression.raw())?)
+    } else if let Some(script) = constant {
+        Evaluator::Compiled(engine::compile(language, script)?)
     } else {
         Evaluator::PerText(AstCache::default())
     };

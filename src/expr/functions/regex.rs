@@ -92,12 +92,13 @@ struct RegexFunction {
 
 fn regex_function(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
     check_count(&args, 2, 7)?;
-    let compiled = match args.first() {
-        Some(template) if template.is_constant() => Some(
-            Regex::new(template.raw())
-                .map_err(|e| format!("invalid regular expression {:?}: {e}", template.raw()))?,
+    // The argument's text as the function receives it: `\,`, `\$` and `\\` unescaped.
+    let compiled = match args.first().and_then(Template::as_literal) {
+        Some(pattern) => Some(
+            Regex::new(pattern)
+                .map_err(|e| format!("invalid regular expression {pattern:?}: {e}"))?,
         ),
-        _ => None,
+        None => None,
     };
     Ok(Box::new(RegexFunction { args, compiled }))
 }

@@ -74,9 +74,9 @@ fn load(file: &str, expression: &str, ctx: &EvalContext<'_>) -> Result<Container
 }
 
 fn xpath(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
-    if let Some(expression) = args.get(1).filter(|a| a.is_constant()) {
-        XPath::compile(expression.raw(), Version::One)
-            .map_err(|e| format!("invalid XPath expression {:?}: {e}", expression.raw()))?;
+    if let Some(expression) = args.get(1).and_then(Template::as_literal) {
+        XPath::compile(expression, Version::One)
+            .map_err(|e| format!("invalid XPath expression {expression:?}: {e}"))?;
     }
     stateless(args, 2, 2, |args, ctx| {
         let file = arg(args, 0, ctx);
