@@ -57,15 +57,12 @@ impl JsonExtractor {
             }
             compiled = Some(paths);
             if names.is_constant() && defaults.is_constant() {
-                let counts = [
-                    java_split(names.raw(), true).len(),
-                    java_split(expressions.raw(), true).len(),
-                    java_split(defaults.raw(), false).len(),
-                ];
-                if counts[0] != counts[1] || counts[0] != counts[2] {
+                let count = java_split(names.raw(), true).len();
+                let paths = java_split(expressions.raw(), true).len();
+                if count != paths || default_values(defaults.raw(), count).is_none() {
                     cx.error(format!(
-                        "JSON Extractor needs as many names, expressions and default values, separated by ';' (found {}, {} and {})",
-                        counts[0], counts[1], counts[2]
+                        "JSON Extractor needs as many names, expressions and default values, separated by ';' (found {count}, {paths} and {})",
+                        java_split(defaults.raw(), false).len()
                     ));
                 }
             }
@@ -165,13 +162,16 @@ impl PostProcessor for JsonExtractor {
             (
                 java_split(&self.names.eval(&mut cx), true),
                 java_split(&self.expressions.eval(&mut cx), true),
-                java_split(&self.defaults.eval(&mut cx), false),
+                self.defaults.eval(&mut cx),
                 self.match_numbers.eval(&mut cx),
             )
         };
-        if names.len() != expressions.len() || names.len() != defaults.len() {
+        if names.len() != expressions.len() {
             return;
         }
+        let Some(defaults) = default_values(&defaults, names.len()) else {
+            return;
+        };
         let numbers: Vec<i64> = if numbers.trim().is_empty() {
             vec![0; names.len()]
         } else {
@@ -235,10 +235,37 @@ fn java_split(text: &str, drop_trailing: bool) -> Vec<String> {
     items
 }
 
+/// The default values for `count` names. JMeter 5.6.3 splits them as Java's
+/// `split(";")` does, dropping trailing empty values (`NOT_FOUND;` is one value); later
+/// versions keep them (`x;` is two: `x` and an empty one). Whichever reading gives one
+/// value per name is taken, so plans written for either version run.
+fn default_values(text: &str, count: usize) -> Option<Vec<String>> {
+    let mut values = java_split(text, false);
+    if values.len() == count {
+        return Some(values);
+    }
+    while values.len() > 1 && values.last().is_some_and(String::is_empty) {
+        values.pop();
+    }
+    (values.len() == count).then_some(values)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plan::extractors::test_support::*;
+
+    #[test]
+    fn default_values_of_jmeter_5_6_3_and_of_later_versions() {
+        // 5.6.3 drops trailing empty values, later versions keep them.
+        assert_eq!(default_values("NOT_FOUND;", 1).unwrap(), ["NOT_FOUND"]);
+        assert_eq!(default_values("x;", 2).unwrap(), ["x", ""]);
+        assert_eq!(default_values("x;;", 1).unwrap(), ["x"]);
+        assert_eq!(default_values(" a ; b", 2).unwrap(), [" a ", " b"]);
+        assert_eq!(default_values("", 1).unwrap(), [""]);
+        assert!(default_values("", 2).is_none());
+        assert!(default_values("a;b;c", 2).is_none());
+    }
 
     #[test]
     fn split_follows_java() {
