@@ -132,9 +132,11 @@ fn md5hex_assertion_and_data_functions() {
     assert_eq!(rows[1].0, "fn=a+b n=2 q=b");
     assert_eq!((rows[2].1.as_str(), rows[2].2.as_str()), ("true", ""));
     let sha = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    // jmeter-plugins' `__env` (an unset variable gives the default) and `__strLen`.
+    let path_length = std::env::var("PATH").expect("tests run with a PATH").len();
     assert_eq!(
         rows[3].0,
-        format!("b64=dXNlcjpwYXNz dec=user:pass sha={sha} it=1")
+        format!("b64=dXNlcjpwYXNz dec=user:pass sha={sha} env=none/{path_length} it=1")
     );
     assert!(rows[8].0.ends_with("it=2"), "{}", rows[8].0);
     // `__CSVRead` keeps a row until `next`; date functions read and write Java patterns.

@@ -1,4 +1,5 @@
-//! Property functions: `__P`, `__property`, `__setProperty`, `__isPropDefined`.
+//! Property functions: `__P`, `__property`, `__setProperty`, `__isPropDefined`, and the
+//! jmeter-plugins `__env`, which reads the environment as `__property` reads properties.
 
 use super::{arg, stateless, Constructor, Function};
 use crate::expr::{EvalContext, Template};
@@ -8,6 +9,7 @@ pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
     ("__property", property),
     ("__setProperty", set_property),
     ("__isPropDefined", is_prop_defined),
+    ("__env", env),
 ];
 
 /// `__P(name[,default])`: the default when missing is `1`, chosen by JMeter so that counts work.
@@ -68,6 +70,25 @@ fn property(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, Stri
         };
         let value = ctx.props.get(&name).unwrap_or(default);
         // Unlike most functions, `__property` does not trim the variable name.
+        let var = arg(args, 1, ctx);
+        if !var.is_empty() {
+            ctx.vars.put(var, value.clone());
+        }
+        value
+    })
+}
+
+/// `__env(name[,variable[,default]])` (jmeter-plugins): the environment variable, else the
+/// default, which is the name itself when not given; stored in `variable` when one is
+/// named.
+fn env(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
+    stateless(args, 1, 3, |args, ctx| {
+        let name = arg(args, 0, ctx);
+        let default = match args.len() {
+            3 => arg(args, 2, ctx),
+            _ => name.clone(),
+        };
+        let value = std::env::var(&name).unwrap_or(default);
         let var = arg(args, 1, ctx);
         if !var.is_empty() {
             ctx.vars.put(var, value.clone());
@@ -158,6 +179,21 @@ mod tests {
         f.props.set("host", "example.org");
         assert_eq!(f.eval("${__property(host,H)}"), "example.org");
         assert_eq!(f.var("H"), Some("example.org"));
+    }
+
+    #[test]
+    fn env_reads_the_environment_with_the_name_or_a_default_when_unset() {
+        let mut f = Fixture::new();
+        let path = std::env::var("PATH").expect("tests run with a PATH");
+        assert_eq!(f.eval("${__env(PATH)}"), path);
+        assert_eq!(f.eval("${__env(PATH,p)}"), path);
+        assert_eq!(f.var("p"), Some(path.as_str()));
+        assert_eq!(
+            f.eval("${__env(JMXR_SURELY_UNSET_VARIABLE)}"),
+            "JMXR_SURELY_UNSET_VARIABLE"
+        );
+        assert_eq!(f.eval("${__env(JMXR_SURELY_UNSET_VARIABLE,,dflt)}"), "dflt");
+        assert!(Template::compile("${__env(a,b,c,d)}", &FunctionRegistry::standard()).is_err());
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Text functions: `__char`, `__changeCase`, `__urlencode`, `__urldecode`, `__unescape`,
-//! `__escapeXml`, `__escapeHtml`, `__unescapeHtml`.
+//! `__escapeXml`, `__escapeHtml`, `__unescapeHtml`, and the jmeter-plugins `__strLen`.
 
 use super::html_entities;
 use super::log::emit;
@@ -15,7 +15,18 @@ pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
     ("__escapeXml", escape_xml),
     ("__escapeHtml", escape_html),
     ("__unescapeHtml", unescape_html),
+    ("__strLen", str_len),
 ];
+
+/// `__strLen(text[,variable])` (jmeter-plugins): the length in UTF-16 code units, as Java
+/// counts it.
+fn str_len(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
+    stateless(args, 1, usize::MAX, |args, ctx| {
+        let length = arg(args, 0, ctx).encode_utf16().count().to_string();
+        store(args, 1, ctx, &length);
+        length
+    })
+}
 
 /// `__char(n1[,n2...])`: UTF-16 code units written in decimal, `0x`/`#` hex or `0` octal.
 /// Like Java's `(char)` cast, each number keeps its low 16 bits, so surrogate pairs can be

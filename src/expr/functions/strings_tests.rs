@@ -76,3 +76,12 @@ fn unescape_html_entities() {
     let mut f = Fixture::new();
     assert_eq!(f.eval("${__unescapeHtml(&quot;x&quot;)}"), "\"x\"");
 }
+
+#[test]
+fn str_len_counts_utf16_units_and_stores() {
+    let mut f = Fixture::new();
+    assert_eq!(f.eval("${__strLen(hello)}"), "5");
+    // Java counts a character outside the BMP as two units.
+    assert_eq!(f.eval("${__strLen(\u{e9}\u{1f600},len)}"), "3");
+    assert_eq!(f.var("len"), Some("3"));
+}
