@@ -171,3 +171,34 @@ fn jmespath_extractor_filters_projections_and_defaults() {
         ]
     );
 }
+
+/// The jmeter-plugins JSON Path Extractor and Assertion as the plugin runs them: arrays
+/// into numbered variables, decimals printed with a fraction digit, a variable as the
+/// source, the default and a count of 0 for a missing path or an empty array; the
+/// assertion compares printed text (a decimal as a number), passes a path without value
+/// check on an empty array, and words its failures without the path.
+#[test]
+fn json_path_plugin_extractor_and_assertion() {
+    let jtl = run_fixture("data/json_path_plugin.jmx", &[]);
+    assert_eq!(
+        jtl.labels_of("JsonPlugin 1-1"),
+        [
+            "api",
+            r#"token=abc price=2.0 user={"name":"ann","id":7} ids=[1,2,3]/3:1,2,3"#,
+            "nope=DEF/0 none=EMPTY/0 uname=ann unset=UNSET",
+            "wrong",
+        ]
+    );
+    let api = jtl.one("api");
+    assert_eq!(
+        jtl.get(api, "success"),
+        "true",
+        "every assertion on api passes"
+    );
+    let wrong = jtl.one("wrong");
+    assert_eq!(jtl.get(wrong, "success"), "false");
+    assert_eq!(
+        jtl.get(wrong, "failureMessage"),
+        "Value expected to be 'xyz', but found 'abc'"
+    );
+}

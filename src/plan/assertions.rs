@@ -46,6 +46,7 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Assertion
         "ResponseAssertion" => Arc::new(ResponseAssertion::build(cx)),
         "DurationAssertion" => Arc::new(DurationAssertion::build(cx)),
         "SizeAssertion" => Arc::new(SizeAssertion::build(cx)),
+        // JMeter's and the jmeter-plugins element share the short name.
         "JSONPathAssertion" => Arc::new(JsonPathAssertion::build(cx)),
         "MD5HexAssertion" => Arc::new(Md5HexAssertion::build(cx)),
         "XMLAssertion" => Arc::new(XmlAssertion::build(cx)),

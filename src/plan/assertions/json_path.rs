@@ -8,6 +8,11 @@
 //! the way JMeter prints them (`objectToString`: decimals with at least one fraction
 //! digit and never an exponent). Failure messages are JMeter's. The path and a constant
 //! regular expression are compiled at plan time.
+//!
+//! The jmeter-plugins JSON Path Assertion (`com.atlantbh...JSONPathAssertion`), the
+//! element JMeter's was taken from, has the same properties; its differences are kept:
+//! values compare as the text `objectToString` prints (decimals as numbers), a path
+//! without value check passes on an empty array, and its messages do not name the path.
 
 use std::sync::Arc;
 
@@ -15,7 +20,7 @@ use fancy_regex::Regex;
 use serde_json::Value;
 
 use crate::expr::{EvalContext, Template};
-use crate::plan::extractors::{extracted_text, jsonpath::JsonPath, utf8_text};
+use crate::plan::extractors::{jsonpath::JsonPath, object_text, utf8_text};
 use crate::plan::{Assertion, BuildContext};
 use crate::results::{AssertionResult, SampleResult};
 
@@ -32,7 +37,13 @@ pub struct JsonPathAssertion {
     expect_null: bool,
     invert: bool,
     regex: bool,
+    /// The jmeter-plugins element rather than JMeter's.
+    plugin: bool,
 }
+
+/// Class of the jmeter-plugins JSON Path Assertion.
+pub const PLUGIN_CLASS: &str =
+    "com.atlantbh.jmeter.plugins.jsonutils.jsonpathassertion.JSONPathAssertion";
 
 impl JsonPathAssertion {
     pub fn build(cx: &mut BuildContext<'_>) -> JsonPathAssertion {
@@ -67,6 +78,7 @@ impl JsonPathAssertion {
             expect_null: cx.flag("EXPECT_NULL", false),
             invert: cx.flag("INVERT", false),
             regex,
+            plugin: cx.element.class == PLUGIN_CLASS,
         }
     }
 
@@ -78,6 +90,7 @@ impl JsonPathAssertion {
             .map_err(|e| format!("Invalid JSON: {e}"))??;
         if !self.validate {
             return match &value {
+                _ if self.plugin => Ok(()),
                 Value::Array(items) if items.is_empty() && !path.is_definite() => Err(format!(
                     "JSONPath '{}' is indefinite and the extracted Value is an empty Array. Please use an assertion value, to be sure to get a correct result. Expected value was '{expected}'",
                     self.path_text
@@ -99,6 +112,17 @@ impl JsonPathAssertion {
             return Ok(());
         }
         let shown = object_text(&value);
+        if self.plugin {
+            return Err(if self.expect_null {
+                format!("Value expected to be null, but found '{shown}'")
+            } else if self.regex {
+                format!(
+                    "Value expected to match regexp '{expected}', but it did not match: '{shown}'"
+                )
+            } else {
+                format!("Value expected to be '{expected}', but found '{shown}'")
+            });
+        }
         Err(if self.expect_null {
             format!(
                 "Value in json path '{}' expected to be null, but found '{shown}'",
@@ -127,27 +151,19 @@ impl JsonPathAssertion {
                     .unwrap_or(false),
             };
         }
+        if self.plugin {
+            // The plugin compares printed text, and decimals as numbers.
+            return match value {
+                Value::Number(n) if !(n.is_i64() || n.is_u64()) => expected
+                    .trim()
+                    .parse::<f64>()
+                    .is_ok_and(|wanted| n.as_f64() == Some(wanted)),
+                _ => object_text(value) == expected,
+            };
+        }
         let wanted = serde_json::from_str::<Value>(expected)
             .unwrap_or_else(|_| Value::String(expected.trim().to_string()));
         &wanted == value
-    }
-}
-
-/// JMeter's `objectToString`: `null`, decimals as `#.#` with one fraction digit at
-/// least, everything else as the extractor prints it.
-fn object_text(value: &Value) -> String {
-    match value {
-        Value::Null => "null".into(),
-        Value::Number(n) if !(n.is_i64() || n.is_u64()) => {
-            let f = n.as_f64().unwrap_or(0.0);
-            let text = format!("{f}");
-            if text.contains('.') {
-                text
-            } else {
-                text + ".0"
-            }
-        }
-        other => extracted_text(other).unwrap_or_default(),
     }
 }
 

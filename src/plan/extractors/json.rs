@@ -3,7 +3,8 @@
 //!
 //! Names, expressions and defaults are `;`-separated lists split as Java's
 //! `String.split` does (names and expressions trimmed and trailing empty items
-//! dropped; defaults keep theirs). Constant lists are checked and their paths compiled
+//! dropped; defaults as JMeter 5.6.3 or a later version splits them, see
+//! `default_values`). Constant lists are checked and their paths compiled
 //! at plan time: a bad path or lists of different lengths are plan errors. For each
 //! expression the previous `name_1..` and `name_matchNr` are removed, the values of all
 //! non-blank responses are collected, and JMeter's rules pick what is stored: match

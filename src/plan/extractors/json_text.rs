@@ -24,6 +24,25 @@ pub fn extracted_text(value: &Value) -> Option<String> {
     }
 }
 
+/// `objectToString` of JMeter's JSON Assertion and of the jmeter-plugins JSON Path
+/// elements: `null`, decimals as `#.#` with one fraction digit at least (never an
+/// exponent), everything else as [`extracted_text`] prints it.
+pub fn object_text(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Number(n) if !(n.is_i64() || n.is_u64()) => {
+            let f = n.as_f64().unwrap_or(0.0);
+            let text = format!("{f}");
+            if text.contains('.') {
+                text
+            } else {
+                text + ".0"
+            }
+        }
+        other => extracted_text(other).unwrap_or_default(),
+    }
+}
+
 /// The entries of `map` in the iteration order of a `java.util.HashMap` built from it.
 fn hash_map_order(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
     let wanted = (map.len() as f32 / 0.75 + 1.0) as usize;

@@ -20,6 +20,7 @@ pub mod jmespath;
 mod jmespath_extractor;
 mod jmespath_functions;
 mod json;
+mod json_path_plugin;
 mod json_tape;
 mod json_text;
 pub mod jsonpath;
@@ -52,7 +53,7 @@ pub use self::css_extractor::CssExtractor;
 pub use self::debug::DebugPostProcessor;
 pub use self::jmespath_extractor::JmesPathExtractor;
 pub use self::json::JsonExtractor;
-pub use self::json_text::extracted_text;
+pub use self::json_text::{extracted_text, object_text};
 pub use self::regex::RegexExtractor;
 pub use self::xpath2_extractor::XPath2Extractor;
 pub use self::xpath_extractor::XPathExtractor;
@@ -68,6 +69,7 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn PostProce
         "XPathExtractor" => Arc::new(XPathExtractor::build(cx)),
         "HtmlExtractor" => Arc::new(CssExtractor::build(cx)),
         "XPath2Extractor" => Arc::new(XPath2Extractor::build(cx)),
+        json_path_plugin::CLASS => Arc::new(json_path_plugin::JsonPathPluginExtractor::build(cx)),
         _ => return None,
     })
 }
