@@ -68,3 +68,55 @@ fn timer_under_a_flow_control_action_pauses_the_thread() {
     let gap = gaps(&jtl)[0];
     assert!((199..900).contains(&gap), "200 ms timer gave {gap} ms");
 }
+
+/// Mean gap between the start times of `thread`'s samples, skipping the first `skip`
+/// gaps (the ones before the pace is reached).
+fn mean_start_gap(jtl: &Jtl, thread: &str, skip: usize) -> f64 {
+    let starts: Vec<i64> = jtl
+        .rows_of(thread)
+        .iter()
+        .map(|row| jtl.span(row).0)
+        .collect();
+    let gaps: Vec<i64> = starts.windows(2).map(|w| w[1] - w[0]).skip(skip).collect();
+    assert!(!gaps.is_empty(), "{thread}: {starts:?}");
+    gaps.iter().sum::<i64>() as f64 / gaps.len() as f64
+}
+
+/// Constant Throughput Timer, three groups one after the other: 600/min for this thread
+/// only (100 ms apart), 1,200/min over all active threads with 4 users (each 200 ms
+/// apart, read through `__P`), and 1,200/min on the schedule all threads share (the 4
+/// users together 20 per second once the first round is past). Targets are fixed times,
+/// so a late wake-up shortens the next wait: the mean gap holds the pace; it can only
+/// come out above it by the lateness of the last sample.
+#[test]
+fn constant_throughput_timer_paces_each_mode() {
+    let jtl = run_fixture("timers/constant_throughput.jmx", &[]);
+    assert_eq!(jtl.rows_of("One 1-1").len(), 11);
+    let within = |mean: f64, pace: f64, what: &str| {
+        assert!(
+            (pace - 1.5..=pace + 30.0).contains(&mean),
+            "{what}: mean gap {mean:.1} ms for a pace of {pace} ms"
+        );
+    };
+    within(
+        mean_start_gap(&jtl, "One 1-1", 0),
+        100.0,
+        "this thread only",
+    );
+    for user in 1..=4 {
+        let thread = format!("All 2-{user}");
+        assert_eq!(jtl.rows_of(&thread).len(), 6);
+        // The first wait counts the users active when it was computed.
+        within(
+            mean_start_gap(&jtl, &thread, 1),
+            200.0,
+            "all active threads",
+        );
+        let thread = format!("Shared 3-{user}");
+        within(
+            mean_start_gap(&jtl, &thread, 2),
+            200.0,
+            "all active threads (shared)",
+        );
+    }
+}

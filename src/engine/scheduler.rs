@@ -176,6 +176,7 @@ async fn run_group(
             new_rng(run.seed, (group.id as u64) << 32 | k),
         );
         user.same_user_on_next_iteration = group.same_user_on_next_iteration;
+        user.group_active = group_active.clone();
         let vu = VirtualUser::new(
             user,
             bus.clone(),

@@ -191,8 +191,8 @@ impl VirtualUser {
         if scope.timers.is_empty() {
             return true;
         }
-        let mut cx = self.user.eval(name);
-        let delay: i64 = scope.timers.iter().map(|t| t.delay_ms(&mut cx)).sum();
+        let user = &mut self.user;
+        let delay: i64 = scope.timers.iter().map(|t| t.delay_for(user, name)).sum();
         if delay <= 0 {
             return true;
         }

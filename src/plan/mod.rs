@@ -59,6 +59,12 @@ pub trait Sampler: Send + Sync {
 /// A timer computes a delay in ms; the engine sums all timers in scope and sleeps once.
 pub trait Timer: Send + Sync {
     fn delay_ms(&self, cx: &mut EvalContext<'_>) -> i64;
+
+    /// The delay for `user` before `sampler_name`: timers that keep per-user or run-wide
+    /// state (throughput timers) override this; the others only evaluate settings.
+    fn delay_for(&self, user: &mut UserState, sampler_name: &str) -> i64 {
+        self.delay_ms(&mut user.eval(sampler_name))
+    }
 }
 
 /// An assertion records its outcome on the result (`assertions`, `success`).

@@ -1,4 +1,5 @@
-//! Timers: Constant, Uniform Random, Gaussian Random and Poisson Random.
+//! Timers: Constant, Uniform Random, Gaussian Random, Poisson Random and Constant
+//! Throughput (`throughput`, which paces by per-user and run-wide state).
 //!
 //! A timer only computes a delay; the engine sums the delays of every timer in scope
 //! and sleeps once before the sampler. Settings are templates evaluated at each use
@@ -7,6 +8,7 @@
 //! timers here because JMeter's engine applies it to them (its "modifiable" timers) only.
 
 mod random;
+mod throughput;
 
 use std::sync::Arc;
 
@@ -20,6 +22,9 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Timer>> {
     let short = class.rsplit('.').next().unwrap_or(class);
     let spread = match short {
         "ConstantTimer" => return Some(Arc::new(ConstantTimer::build(cx))),
+        "ConstantThroughputTimer" => {
+            return Some(Arc::new(throughput::ConstantThroughputTimer::build(cx)))
+        }
         "UniformRandomTimer" => Spread::Uniform,
         "GaussianRandomTimer" => Spread::Gaussian,
         "PoissonRandomTimer" => Spread::Poisson,
