@@ -89,3 +89,78 @@ fn scheduler_duration_bounds_an_endless_loop() {
     let last = jtl.int(rows[rows.len() - 1], "timeStamp");
     assert!(last - first < 3000, "ran {} ms", last - first);
 }
+
+/// First and last sample times of `thread`, ms after the first sample of `Stepping 2-1`
+/// (which starts with both groups and samples 100 ms later).
+fn plugin_span(jtl: &support::Jtl, thread: &str) -> (i64, i64, usize) {
+    let origin = jtl.int(jtl.rows_of("Stepping 2-1")[0], "timeStamp") - 100;
+    let rows = jtl.rows_of(thread);
+    assert!(!rows.is_empty(), "{thread} never sampled");
+    let first = jtl.int(rows[0], "timeStamp") - origin;
+    let last = jtl.int(rows[rows.len() - 1], "timeStamp") - origin;
+    (first, last, rows.len())
+}
+
+fn assert_near(thread: &str, what: &str, actual: i64, expected: i64) {
+    assert!(
+        (expected - 60..=expected + 300).contains(&actual),
+        "{thread}: {what} at {actual} ms, expected about {expected} ms"
+    );
+}
+
+#[test]
+fn ultimate_and_stepping_groups_start_and_stop_each_user_on_schedule() {
+    let jtl = run_fixture("thread_groups/plugin_schedules.jmx", &[]);
+    // (thread, first sample, last sample) in ms after the groups started: every user
+    // samples 100 ms after its start and then every 100 ms until its end.
+    let expected = [
+        // Ultimate row 1: 2 users over a 1 s startup, the first created starting last;
+        // both hold until 2 s. Row 2: 1 user after 2 s, stopped over a 1 s shutdown.
+        ("Ultimate 1-1", 1100, 2000),
+        ("Ultimate 1-2", 600, 2000),
+        ("Ultimate 1-3", 2100, 3000),
+        // Stepping: 2 users at once, 2 more after 1 s; then one stops each second.
+        ("Stepping 2-1", 100, 1000),
+        ("Stepping 2-2", 100, 2000),
+        ("Stepping 2-3", 1100, 3000),
+        ("Stepping 2-4", 1100, 4000),
+    ];
+    let mut samples = 0;
+    for (thread, first, end) in expected {
+        let (actual_first, actual_last, count) = plugin_span(&jtl, thread);
+        samples += count;
+        assert_near(thread, "first sample", actual_first, first);
+        // The last sample is the last whole 100 ms step before the end.
+        assert!(
+            (end - 400..=end + 60).contains(&actual_last),
+            "{thread}: last sample at {actual_last} ms, its end is {end} ms"
+        );
+        let most = ((end - first) / 100 + 1) as usize;
+        assert!(
+            (most / 2..=most).contains(&count),
+            "{thread}: {count} samples, at most {most}"
+        );
+    }
+    assert_eq!(
+        jtl.rows.len(),
+        samples,
+        "samples of users the groups do not have"
+    );
+}
+
+#[test]
+fn the_threads_schedule_property_replaces_ultimate_rows() {
+    let jtl = run_fixture(
+        "thread_groups/plugin_schedules.jmx",
+        &["-Jthreads_schedule=spawn(1,0,0,1,0) spawn(1,1s,0s,1,0)"],
+    );
+    let (first, _, _) = plugin_span(&jtl, "Ultimate 1-1");
+    assert_near("Ultimate 1-1", "first sample", first, 100);
+    let (first, last, _) = plugin_span(&jtl, "Ultimate 1-2");
+    assert_near("Ultimate 1-2", "first sample", first, 1100);
+    assert!(
+        last <= 2060,
+        "Ultimate 1-2 sampled at {last} ms, after its end"
+    );
+    assert!(jtl.rows_of("Ultimate 1-3").is_empty());
+}

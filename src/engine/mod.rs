@@ -2,7 +2,8 @@
 //! thread group and runs samplers with their scope package; results go on the bus.
 //!
 //! * [`scheduler`] decides *when*: phases (setUp, main, tearDown), ramp-up, delay and
-//!   duration of each thread group.
+//!   duration of each thread group; [`group_windows`] gives each user of a plugin thread
+//!   group (Ultimate, Stepping) its own start and end.
 //! * [`vu`] is *who*: one task per virtual user, owning its [`UserState`], running the
 //!   per-sample pipeline (pre-processors, timers, sampler, post-processors, assertions,
 //!   recording) and Transaction Controllers.
@@ -12,6 +13,7 @@
 //! beyond the user's state.
 
 mod controllers;
+mod group_windows;
 mod precise_timer;
 mod scheduler;
 mod transaction;

@@ -10,11 +10,13 @@ use rand::SeedableRng;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
+use super::group_windows;
 use super::vu::VirtualUser;
 use super::{RunShared, UserState};
-use crate::expr::{ThreadInfo, Variables};
-use crate::plan::{TestPlan, ThreadGroup};
+use crate::expr::{EvalContext, ThreadInfo, Variables};
+use crate::plan::{GroupSchedule, Setting, TestPlan, ThreadGroup};
 use crate::results::ResultsBus;
+use crate::runlog;
 
 /// A problem that ended a thread group before it started (JMeter stops the test).
 #[derive(Debug, Clone)]
@@ -116,7 +118,7 @@ fn new_rng(seed: Option<u64>, stream: u64) -> SmallRng {
     }
 }
 
-/// Starts a thread group's users over its ramp-up and waits for all of them.
+/// Starts a thread group's users, each in its window, and waits for all of them.
 async fn run_group(
     group: Arc<ThreadGroup>,
     run: Arc<RunShared>,
@@ -131,40 +133,25 @@ async fn run_group(
     };
     let mut rng = new_rng(run.seed, group.id as u64);
     let mut cx = run.eval_context(&mut starter_vars, &thread, &mut rng);
-    let threads = group.num_threads.i64(&mut cx).max(0) as u64;
-    let ramp_ms = group.ramp_up.i64(&mut cx).max(0) as u64 * 1000;
-    let (delay_s, duration_s) = if group.scheduler {
-        (group.delay.i64(&mut cx), group.duration.i64(&mut cx))
-    } else {
-        (0, 0)
-    };
-    if group.scheduler && duration_s <= 0 {
-        run.request_stop();
-        return Err(GroupError {
-            group: group.name.to_string(),
-            message: format!("Invalid duration {duration_s} set in Thread Group"),
-        });
-    }
-    if delay_s < 0 {
-        run.request_stop();
-        return Err(GroupError {
-            group: group.name.to_string(),
-            message: format!("Invalid delay {delay_s} set in Thread Group"),
-        });
-    }
-    let start = Instant::now() + Duration::from_secs(delay_s as u64);
-    let end_time = group
-        .scheduler
-        .then(|| start + Duration::from_secs(duration_s as u64));
-    let step_ms = if threads > 0 {
-        (ramp_ms as f64 / threads as f64).round() as u64
-    } else {
-        0
+    let windows = match user_windows(&group, &run, &mut cx) {
+        Ok(windows) => windows,
+        Err(message) => {
+            run.request_stop();
+            return Err(GroupError {
+                group: group.name.to_string(),
+                message,
+            });
+        }
     };
     let group_active = run.group_counter(group.id);
+    let group_start = Instant::now();
     let mut set = JoinSet::new();
-    for k in 0..threads {
-        let start_at = start + Duration::from_millis(step_ms * k);
+    for (k, window) in windows.into_iter().enumerate() {
+        let k = k as u64;
+        let start_at = group_start + Duration::from_millis(window.start_ms.max(0) as u64);
+        let end_time = window
+            .end_ms
+            .map(|end| group_start + Duration::from_millis(end.max(0) as u64));
         let mut user = UserState::new(
             run.clone(),
             ThreadInfo {
@@ -188,6 +175,101 @@ async fn run_group(
     }
     while set.join_next().await.is_some() {}
     Ok(())
+}
+
+/// When one user starts and stops, ms after its group started (`None`: no end).
+struct Window {
+    start_ms: i64,
+    end_ms: Option<i64>,
+}
+
+/// The windows of a group's users in creation order, or why the group cannot start.
+fn user_windows(
+    group: &ThreadGroup,
+    run: &RunShared,
+    cx: &mut EvalContext<'_>,
+) -> Result<Vec<Window>, String> {
+    let plugin = |windows: Vec<group_windows::UserWindow>| {
+        let windows = windows.into_iter().map(|w| Window {
+            start_ms: w.start_ms,
+            end_ms: Some(w.end_ms),
+        });
+        Ok(windows.collect())
+    };
+    match &group.schedule {
+        GroupSchedule::Standard => standard_windows(group, cx),
+        GroupSchedule::Ultimate(rows) => {
+            let rows = match run.props.get("threads_schedule").filter(|s| !s.is_empty()) {
+                Some(text) => {
+                    let (rows, ignored) = group_windows::threads_schedule(&text);
+                    for chunk in ignored {
+                        runlog::warn(&format!(
+                            "{}: threads_schedule chunk {chunk} is ignored",
+                            group.name
+                        ));
+                    }
+                    rows
+                }
+                None => rows.iter().map(|row| ultimate_row(row, cx)).collect(),
+            };
+            plugin(group_windows::ultimate(&rows))
+        }
+        GroupSchedule::Stepping(s) => {
+            let mut int = |setting: &Setting| setting.i64(cx);
+            plugin(group_windows::stepping(&group_windows::Stepping {
+                threads: int(&group.num_threads),
+                initial_delay: int(&s.initial_delay),
+                start_count: int(&s.start_count),
+                start_burst: int(&s.start_burst),
+                start_period: int(&s.start_period),
+                ramp_up: int(&s.ramp_up),
+                hold: int(&s.hold),
+                stop_count: int(&s.stop_count),
+                stop_period: int(&s.stop_period),
+            }))
+        }
+    }
+}
+
+fn ultimate_row(row: &[Setting; 5], cx: &mut EvalContext<'_>) -> group_windows::UltimateRow {
+    let [threads, initial_delay, startup, hold, shutdown] = row.each_ref().map(|s| s.i64(cx));
+    group_windows::UltimateRow {
+        threads,
+        initial_delay,
+        startup,
+        hold,
+        shutdown,
+    }
+}
+
+/// JMeter's Thread Group: users spread evenly over the ramp-up after the start delay,
+/// all ending together after the duration when the scheduler is on.
+fn standard_windows(group: &ThreadGroup, cx: &mut EvalContext<'_>) -> Result<Vec<Window>, String> {
+    let threads = group.num_threads.i64(cx).max(0);
+    let ramp_ms = group.ramp_up.i64(cx).max(0) * 1000;
+    let (delay_s, duration_s) = if group.scheduler {
+        (group.delay.i64(cx), group.duration.i64(cx))
+    } else {
+        (0, 0)
+    };
+    if group.scheduler && duration_s <= 0 {
+        return Err(format!("Invalid duration {duration_s} set in Thread Group"));
+    }
+    if delay_s < 0 {
+        return Err(format!("Invalid delay {delay_s} set in Thread Group"));
+    }
+    let start_ms = delay_s * 1000;
+    let end_ms = group.scheduler.then(|| start_ms + duration_s * 1000);
+    let step_ms = if threads > 0 {
+        (ramp_ms as f64 / threads as f64).round() as i64
+    } else {
+        0
+    };
+    let windows = (0..threads).map(|k| Window {
+        start_ms: start_ms + step_ms * k,
+        end_ms,
+    });
+    Ok(windows.collect())
 }
 
 /// Waits for the user's start time (a stop cancels the start) and runs it.

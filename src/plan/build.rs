@@ -17,7 +17,7 @@ use super::registry::{self, Family, Status};
 use super::tree::*;
 use super::{
     assertions, config, timers, Assertion, BuildContext, Diagnostic, IterationListener,
-    PostProcessor, PreProcessor, SampleListener, Severity, Timer,
+    PostProcessor, PreProcessor, SampleListener, Setting, Severity, Timer,
 };
 use crate::expr::{FunctionRegistry, Template};
 use crate::jmx::{Element, TestTree};
@@ -328,6 +328,7 @@ impl<'f> Builder<'f> {
         let same_user_on_next_iteration = cx.flag("ThreadGroup.same_user_on_next_iteration", true);
         let delayed_start = cx.flag("ThreadGroup.delayedStart", false);
         let on_error = OnError::parse(cx.raw("ThreadGroup.on_sample_error").unwrap_or(""));
+        let schedule = group_schedule(el.class.as_str(), &mut cx);
         let loops = match el.prop("ThreadGroup.main_controller") {
             Some(main) => {
                 let text = main
@@ -383,6 +384,7 @@ impl<'f> Builder<'f> {
             delayed_start,
             on_error,
             body,
+            schedule,
         }
     }
 
@@ -626,5 +628,54 @@ pub fn resolve_input(name: &str, plan_dir: &Path) -> std::path::PathBuf {
         beside
     } else {
         given.to_path_buf()
+    }
+}
+
+/// The schedule of a thread group by its class (the plugin groups keep their users'
+/// start and end times in their own properties).
+fn group_schedule(class: &str, cx: &mut BuildContext<'_>) -> GroupSchedule {
+    match class.rsplit('.').next().unwrap_or(class) {
+        "UltimateThreadGroup" => {
+            // Plans saved by old versions of the plugin name the table `threads_schedule`.
+            let table = cx
+                .element
+                .prop("ultimatethreadgroupdata")
+                .or_else(|| cx.element.prop("threads_schedule"));
+            let rows: Vec<Vec<String>> = table
+                .map(|table| {
+                    table
+                        .children()
+                        .iter()
+                        .map(|row| {
+                            let cells = row.children().iter();
+                            cells
+                                .map(|c| c.as_str().unwrap_or("").to_string())
+                                .collect()
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let rows = rows
+                .into_iter()
+                .map(|cells| {
+                    std::array::from_fn(|i| {
+                        let text = cells.get(i).map_or("0", String::as_str);
+                        Setting::from_template(cx.compile(text))
+                    })
+                })
+                .collect();
+            GroupSchedule::Ultimate(rows)
+        }
+        "SteppingThreadGroup" => GroupSchedule::Stepping(Box::new(SteppingSettings {
+            initial_delay: cx.setting("Threads initial delay", "0"),
+            start_count: cx.setting("Start users count", "0"),
+            start_burst: cx.setting("Start users count burst", "0"),
+            start_period: cx.setting("Start users period", "0"),
+            ramp_up: cx.setting("rampUp", "0"),
+            hold: cx.setting("flighttime", "0"),
+            stop_count: cx.setting("Stop users count", "0"),
+            stop_period: cx.setting("Stop users period", "0"),
+        })),
+        _ => GroupSchedule::Standard,
     }
 }

@@ -78,6 +78,35 @@ pub struct ThreadGroup {
     pub number: usize,
     /// Every iteration listener in the group, told when a thread-group iteration starts.
     pub iteration_listeners: Vec<Arc<dyn IterationListener>>,
+    /// When each user starts and stops.
+    pub schedule: GroupSchedule,
+}
+
+/// How a thread group spreads its users over time.
+#[derive(Clone)]
+pub enum GroupSchedule {
+    /// JMeter's Thread Group: `num_threads` over `ramp_up`, then `delay` and `duration`
+    /// when `scheduler` is on.
+    Standard,
+    /// jmeter-plugins Ultimate Thread Group: rows of (threads, initial delay, startup
+    /// time, hold load for, shutdown time), seconds, each user with its own start and end.
+    Ultimate(Vec<[Setting; 5]>),
+    /// jmeter-plugins Stepping Thread Group: `num_threads` started in steps and stopped
+    /// in steps.
+    Stepping(Box<SteppingSettings>),
+}
+
+/// The Stepping Thread Group's fields (all whole numbers, seconds for times).
+#[derive(Clone)]
+pub struct SteppingSettings {
+    pub initial_delay: Setting,
+    pub start_count: Setting,
+    pub start_burst: Setting,
+    pub start_period: Setting,
+    pub ramp_up: Setting,
+    pub hold: Setting,
+    pub stop_count: Setting,
+    pub stop_period: Setting,
 }
 
 /// A node of the execution tree.
