@@ -83,3 +83,42 @@ fn debug_sampler_label_shows_variables() {
     assert_eq!(jtl.get(row, "dataType"), "text");
     assert!(jtl.int(row, "bytes") > 0);
 }
+
+#[test]
+fn dummy_sampler_records_its_settings_and_waits_only_when_asked() {
+    let started = std::time::Instant::now();
+    let jtl = run_fixture("samplers/dummy_sampler.jmx", &["-Jdummy.wait=300"]);
+    // The 5 s response time of the sampler that does not wait is recorded, not slept.
+    assert!(started.elapsed().as_secs() < 4, "the run waited");
+
+    let waited = jtl.one("waited");
+    let elapsed = jtl.int(waited, "elapsed");
+    assert!((300..1000).contains(&elapsed), "waited {elapsed} ms");
+    assert_eq!(jtl.get(waited, "responseCode"), "201");
+    assert_eq!(jtl.get(waited, "responseMessage"), "Created x");
+    assert_eq!(jtl.get(waited, "success"), "true");
+    assert_eq!(jtl.get(waited, "bytes"), "12");
+    assert_eq!(jtl.get(waited, "URL"), "http://127.0.0.1:9/dummy");
+    assert_eq!(jtl.get(waited, "Latency"), "20");
+    assert_eq!(jtl.get(waited, "Connect"), "5");
+
+    // The label shows what the extractor took from the first response.
+    let recorded = jtl.one("recorded-abc-x");
+    assert_eq!(jtl.get(recorded, "elapsed"), "5000");
+    assert_eq!(jtl.get(recorded, "success"), "false");
+    assert_eq!(jtl.get(recorded, "responseCode"), "500");
+    assert_eq!(
+        jtl.get(recorded, "bytes"),
+        "6",
+        "UTF-8 bytes of the response"
+    );
+    assert_eq!(jtl.get(recorded, "URL"), "null");
+    let next = jtl.int(jtl.one("unreadable"), "timeStamp");
+    assert!(next - jtl.int(recorded, "timeStamp") < 1000);
+
+    // Durations Java cannot read as whole numbers count as 0; a bad URL is left out.
+    let unreadable = jtl.one("unreadable");
+    assert_eq!(jtl.get(unreadable, "elapsed"), "0");
+    assert_eq!(jtl.get(unreadable, "Latency"), "0");
+    assert_eq!(jtl.get(unreadable, "URL"), "null");
+}

@@ -9,13 +9,14 @@
 //! "Stop" ends them at once as JMeter's thread interruption does.
 //!
 //! Families here: [`java`] (Java Request with JMeter's `JavaTest` and `SleepTest`),
-//! [`debug`] (Debug Sampler), [`os_process`] (OS Process Sampler), [`flow_control`]
-//! (Flow Control Action), [`http`] (HTTP Request and its managers), [`udp`] (the native
+//! [`debug`] (Debug Sampler), [`dummy`] (jmeter-plugins Dummy Sampler), [`os_process`]
+//! (OS Process Sampler), [`flow_control`] (Flow Control Action), [`http`] (HTTP Request and its managers), [`udp`] (the native
 //! UDP sender behind Java Request classes and the jmeter-plugins UDP Request), [`tcp`]
 //! (TCP Sampler).
 
 pub mod bytes;
 pub mod debug;
+pub mod dummy;
 pub mod flow_control;
 pub mod http;
 pub mod java;
@@ -50,6 +51,7 @@ pub fn build(
             Some(os_process::build(cx))
         }
         "kg.apc.jmeter.samplers.UDPSampler" => Some(udp::plugin::build(cx)),
+        "kg.apc.jmeter.samplers.DummySampler" => Some(dummy::build(cx)),
         "TCPSampler" | "org.apache.jmeter.protocol.tcp.sampler.TCPSampler" => {
             Some(tcp::build(cx, configs))
         }
