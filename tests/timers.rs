@@ -120,3 +120,36 @@ fn constant_throughput_timer_paces_each_mode() {
         );
     }
 }
+
+#[test]
+fn throughput_shaping_timer_follows_its_profile_then_stops_the_users() {
+    // Five users with no pause of their own; the profile asks for 10/s for seconds 0
+    // and 1 (a row's end second counts), then 20/s for second 2, then ends.
+    let started = std::time::Instant::now();
+    let jtl = run_fixture("timers/throughput_shaping.jmx", &[]);
+    assert!(
+        started.elapsed().as_secs() < 8,
+        "the users did not stop at the end of the profile"
+    );
+    let mut stamps: Vec<i64> = jtl.rows.iter().map(|r| jtl.int(r, "timeStamp")).collect();
+    stamps.sort_unstable();
+    assert_eq!(stamps.len(), 40, "10 + 10 + 20 samples");
+    // The last 20 come 50 ms apart over the last second, after the first 20.
+    let last_second = &stamps[20..];
+    let spread = last_second[19] - last_second[0];
+    assert!(
+        (850..=1100).contains(&spread),
+        "20/s spread over {spread} ms"
+    );
+    assert!(
+        last_second[0] - stamps[10] >= 900,
+        "second 2 began too early"
+    );
+
+    // The `load_profile` property replaces the table.
+    let jtl = run_fixture(
+        "timers/throughput_shaping.jmx",
+        &["-Jload_profile=const(5,1s)"],
+    );
+    assert_eq!(jtl.rows.len(), 10, "5/s for seconds 0 and 1");
+}

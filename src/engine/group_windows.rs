@@ -7,6 +7,8 @@
 //! The arithmetic is the plugins' own, integer divisions and all, so the users start and
 //! stop on the same milliseconds as under JMeter.
 
+use crate::plan::context::plugin_seconds;
+
 /// One user's window, ms after the group started. `start_ms` may be negative or past
 /// `end_ms`, as the plugins' arithmetic allows: the user then starts at once, or never.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,39 +150,11 @@ fn spawn_chunk(chunk: &str) -> Result<UltimateRow, String> {
     let threads = field(1)?.trim().parse::<i64>().map_err(|e| e.to_string())?;
     Ok(UltimateRow {
         threads,
-        initial_delay: short_seconds(field(2)?)?,
-        startup: short_seconds(field(3)?)?,
-        hold: short_seconds(field(4)?)?,
-        shutdown: short_seconds(field(5)?)?,
+        initial_delay: plugin_seconds(field(2)?)?,
+        startup: plugin_seconds(field(3)?)?,
+        hold: plugin_seconds(field(4)?)?,
+        shutdown: plugin_seconds(field(5)?)?,
     })
-}
-
-/// Seconds in the plugins' short form: digits, each run optionally followed by a unit.
-fn short_seconds(text: &str) -> Result<i64, String> {
-    let mut total = 0i64;
-    let mut digits = String::new();
-    for c in text.trim().chars() {
-        if c.is_ascii_digit() {
-            digits.push(c);
-            continue;
-        }
-        let unit = match c.to_ascii_lowercase() {
-            's' => 1,
-            'm' => 60,
-            'h' => 3600,
-            'd' => 86_400,
-            _ => return Err(format!("{c:?} is not a time unit (s, m, h, d)")),
-        };
-        let value: i64 = digits
-            .parse()
-            .map_err(|_| format!("no number before {c:?}"))?;
-        total += value * unit;
-        digits.clear();
-    }
-    if !digits.is_empty() {
-        total += digits.parse::<i64>().map_err(|e| e.to_string())?;
-    }
-    Ok(total)
 }
 
 #[cfg(test)]

@@ -193,6 +193,10 @@ impl VirtualUser {
         }
         let user = &mut self.user;
         let delay: i64 = scope.timers.iter().map(|t| t.delay_for(user, name)).sum();
+        // A throttle whose profile ended stops its users before another sample.
+        if self.user.stop_thread {
+            return false;
+        }
         if delay <= 0 {
             return true;
         }

@@ -109,6 +109,35 @@ pub fn parse_i64(text: &str) -> i64 {
     text.trim().parse().unwrap_or(0)
 }
 
+/// Seconds in jmeter-plugins' short form (`90`, `30s`, `1h30m`, `2d`): digits, each run
+/// optionally followed by a unit. Load profiles given as properties use it.
+pub fn plugin_seconds(text: &str) -> Result<i64, String> {
+    let mut total = 0i64;
+    let mut digits = String::new();
+    for c in text.trim().chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let unit = match c.to_ascii_lowercase() {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            _ => return Err(format!("{c:?} is not a time unit (s, m, h, d)")),
+        };
+        let value: i64 = digits
+            .parse()
+            .map_err(|_| format!("no number before {c:?}"))?;
+        total += value * unit;
+        digits.clear();
+    }
+    if !digits.is_empty() {
+        total += digits.parse::<i64>().map_err(|e| e.to_string())?;
+    }
+    Ok(total)
+}
+
 /// Construction context for one element.
 pub struct BuildContext<'a> {
     pub registry: &'a FunctionRegistry,

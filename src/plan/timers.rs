@@ -1,5 +1,6 @@
-//! Timers: Constant, Uniform Random, Gaussian Random, Poisson Random and Constant
-//! Throughput (`throughput`, which paces by per-user and run-wide state).
+//! Timers: Constant, Uniform Random, Gaussian Random, Poisson Random, Constant
+//! Throughput (`throughput`, which paces by per-user and run-wide state) and the
+//! jmeter-plugins Throughput Shaping Timer (`shaping`, a run-wide throttle).
 //!
 //! A timer only computes a delay; the engine sums the delays of every timer in scope
 //! and sleeps once before the sampler. Settings are templates evaluated at each use
@@ -8,6 +9,7 @@
 //! timers here because JMeter's engine applies it to them (its "modifiable" timers) only.
 
 mod random;
+mod shaping;
 mod throughput;
 
 use std::sync::Arc;
@@ -22,6 +24,9 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Timer>> {
     let short = class.rsplit('.').next().unwrap_or(class);
     let spread = match short {
         "ConstantTimer" => return Some(Arc::new(ConstantTimer::build(cx))),
+        "VariableThroughputTimer" => {
+            return Some(Arc::new(shaping::ThroughputShapingTimer::build(cx)))
+        }
         "ConstantThroughputTimer" => {
             return Some(Arc::new(throughput::ConstantThroughputTimer::build(cx)))
         }
