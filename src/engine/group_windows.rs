@@ -7,7 +7,7 @@
 //! The arithmetic is the plugins' own, integer divisions and all, so the users start and
 //! stop on the same milliseconds as under JMeter.
 
-use crate::plan::context::plugin_seconds;
+use crate::plan::context::{plugin_chunks, plugin_seconds};
 
 /// One user's window, ms after the group started. `start_ms` may be negative or past
 /// `end_ms`, as the plugins' arithmetic allows: the user then starts at once, or never.
@@ -126,35 +126,23 @@ pub fn stepping(s: &Stepping) -> Vec<UserWindow> {
 /// does not read is left out, as the plugin leaves it out; its text is returned with
 /// the reason, for a warning.
 pub fn threads_schedule(text: &str) -> (Vec<UltimateRow>, Vec<String>) {
-    let mut rows = Vec::new();
-    let mut ignored = Vec::new();
-    for chunk in text.split(')') {
-        if chunk.trim().is_empty() {
-            continue;
-        }
-        match spawn_chunk(chunk) {
-            Ok(row) => rows.push(row),
-            Err(why) => ignored.push(format!("{:?}: {why}", chunk.trim())),
-        }
-    }
-    (rows, ignored)
+    plugin_chunks(text, spawn_chunk)
 }
 
-fn spawn_chunk(chunk: &str) -> Result<UltimateRow, String> {
-    let parts: Vec<&str> = chunk.split(['(', ',']).collect();
+fn spawn_chunk(parts: &[&str]) -> Result<Vec<UltimateRow>, String> {
     let kind = parts[0].trim();
     if !kind.eq_ignore_ascii_case("spawn") {
         return Err(format!("unknown load type {kind:?}"));
     }
     let field = |i: usize| parts.get(i).copied().ok_or("fewer than five values");
     let threads = field(1)?.trim().parse::<i64>().map_err(|e| e.to_string())?;
-    Ok(UltimateRow {
+    Ok(vec![UltimateRow {
         threads,
         initial_delay: plugin_seconds(field(2)?)?,
         startup: plugin_seconds(field(3)?)?,
         hold: plugin_seconds(field(4)?)?,
         shutdown: plugin_seconds(field(5)?)?,
-    })
+    }])
 }
 
 #[cfg(test)]

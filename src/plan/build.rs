@@ -17,7 +17,7 @@ use super::registry::{self, Family, Status};
 use super::tree::*;
 use super::{
     assertions, config, timers, Assertion, BuildContext, Diagnostic, IterationListener,
-    PostProcessor, PreProcessor, SampleListener, Setting, Severity, Timer,
+    PostProcessor, PreProcessor, SampleListener, Severity, Timer,
 };
 use crate::expr::{FunctionRegistry, Template};
 use crate::jmx::{Element, TestTree};
@@ -637,33 +637,12 @@ fn group_schedule(class: &str, cx: &mut BuildContext<'_>) -> GroupSchedule {
     match class.rsplit('.').next().unwrap_or(class) {
         "UltimateThreadGroup" => {
             // Plans saved by old versions of the plugin name the table `threads_schedule`.
-            let table = cx
-                .element
-                .prop("ultimatethreadgroupdata")
-                .or_else(|| cx.element.prop("threads_schedule"));
-            let rows: Vec<Vec<String>> = table
-                .map(|table| {
-                    table
-                        .children()
-                        .iter()
-                        .map(|row| {
-                            let cells = row.children().iter();
-                            cells
-                                .map(|c| c.as_str().unwrap_or("").to_string())
-                                .collect()
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let rows = rows
-                .into_iter()
-                .map(|cells| {
-                    std::array::from_fn(|i| {
-                        let text = cells.get(i).map_or("0", String::as_str);
-                        Setting::from_template(cx.compile(text))
-                    })
-                })
-                .collect();
+            let name = if cx.element.prop("ultimatethreadgroupdata").is_some() {
+                "ultimatethreadgroupdata"
+            } else {
+                "threads_schedule"
+            };
+            let rows = cx.setting_table(name);
             GroupSchedule::Ultimate(rows)
         }
         "SteppingThreadGroup" => GroupSchedule::Stepping(Box::new(SteppingSettings {

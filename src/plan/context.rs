@@ -138,6 +138,29 @@ pub fn plugin_seconds(text: &str) -> Result<i64, String> {
     Ok(total)
 }
 
+/// The chunks of a jmeter-plugins load property (`spawn(1,0,5s,1m,0) spawn(...)`,
+/// `const(10,1m) line(...)`): the text is cut at each `)` and every chunk at `(` and `,`;
+/// `parse` reads the parts (the chunk's kind first) into rows. A chunk that does not
+/// read is left out, as the plugins leave it out, and returned with the reason.
+pub fn plugin_chunks<T>(
+    text: &str,
+    parse: impl Fn(&[&str]) -> Result<Vec<T>, String>,
+) -> (Vec<T>, Vec<String>) {
+    let mut rows = Vec::new();
+    let mut ignored = Vec::new();
+    for chunk in text.split(')') {
+        if chunk.trim().is_empty() {
+            continue;
+        }
+        let parts: Vec<&str> = chunk.split(['(', ',']).collect();
+        match parse(&parts) {
+            Ok(more) => rows.extend(more),
+            Err(why) => ignored.push(format!("{:?}: {why}", chunk.trim())),
+        }
+    }
+    (rows, ignored)
+}
+
 /// Construction context for one element.
 pub struct BuildContext<'a> {
     pub registry: &'a FunctionRegistry,
@@ -271,6 +294,27 @@ impl<'a> BuildContext<'a> {
             Some(text) => text.trim().eq_ignore_ascii_case("true"),
             None => absent_default,
         }
+    }
+
+    /// A jmeter-plugins table property (a collection of rows, each a collection of `N`
+    /// string cells, such as the Ultimate Thread Group's schedule) as settings; a
+    /// missing cell reads `0`, a missing table no rows.
+    pub fn setting_table<const N: usize>(&mut self, name: &str) -> Vec<[Setting; N]> {
+        let element = self.element;
+        let Some(table) = element.prop(name) else {
+            return Vec::new();
+        };
+        table
+            .children()
+            .iter()
+            .map(|row| {
+                let cells = row.children();
+                std::array::from_fn(|i| {
+                    let text = cells.get(i).and_then(Property::as_str).unwrap_or("0");
+                    Setting::from_template(self.compile(text))
+                })
+            })
+            .collect()
     }
 
     /// Name/value pairs of an `Arguments` element property (`elementProp name=.. elementType="Arguments"`),

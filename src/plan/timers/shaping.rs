@@ -22,15 +22,8 @@ use parking_lot::Mutex;
 
 use crate::engine::UserState;
 use crate::expr::EvalContext;
-use crate::plan::context::plugin_seconds;
+use crate::plan::context::{plugin_chunks, plugin_seconds};
 use crate::plan::{BuildContext, Setting, Timer};
-
-/// One row of the profile as the plan gives it.
-struct ProfileRow {
-    start_rps: Setting,
-    end_rps: Setting,
-    duration: Setting,
-}
 
 /// A row with its values.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -43,7 +36,8 @@ pub struct Rate {
 pub struct ThroughputShapingTimer {
     id: usize,
     name: String,
-    rows: Vec<ProfileRow>,
+    /// Start RPS, end RPS and duration (s) of each row, as the plan gives them.
+    rows: Vec<[Setting; 3]>,
     /// The `load_profile` property's rows, which replace the table.
     override_rows: Option<Vec<Rate>>,
     warned_short_of_users: AtomicBool,
@@ -84,31 +78,7 @@ const MAX_SECONDS_AHEAD: i64 = 86_400;
 
 impl ThroughputShapingTimer {
     pub fn build(cx: &mut BuildContext<'_>) -> ThroughputShapingTimer {
-        let table: Vec<Vec<String>> = cx
-            .element
-            .prop("load_profile")
-            .map(|table| {
-                let rows = table.children().iter();
-                rows.map(|row| {
-                    let cells = row.children().iter();
-                    cells
-                        .map(|c| c.as_str().unwrap_or("").to_string())
-                        .collect()
-                })
-                .collect()
-            })
-            .unwrap_or_default();
-        let mut cell = |cells: &[String], i: usize| {
-            Setting::from_template(cx.compile(cells.get(i).map_or("0", String::as_str)))
-        };
-        let rows = table
-            .iter()
-            .map(|cells| ProfileRow {
-                start_rps: cell(cells, 0),
-                end_rps: cell(cells, 1),
-                duration: cell(cells, 2),
-            })
-            .collect();
+        let rows = cx.setting_table("load_profile");
         let override_rows = match cx.properties.get("load_profile") {
             Some(text) if !text.is_empty() => {
                 let (rows, ignored) = load_profile(text);
@@ -135,10 +105,10 @@ impl ThroughputShapingTimer {
         let mut cx = user.eval(&self.name);
         self.rows
             .iter()
-            .map(|row| Rate {
-                start_rps: row.start_rps.f64(&mut cx),
-                end_rps: row.end_rps.f64(&mut cx),
-                duration_s: row.duration.i64(&mut cx),
+            .map(|[start_rps, end_rps, duration]| Rate {
+                start_rps: start_rps.f64(&mut cx),
+                end_rps: end_rps.f64(&mut cx),
+                duration_s: duration.i64(&mut cx),
             })
             .collect()
     }
@@ -256,22 +226,10 @@ fn rps_at(profile: &[Rate], elapsed_s: f64) -> Option<f64> {
 /// per step) chunks, durations in the plugins' short form. Chunks that do not read are
 /// left out, as the plugin leaves them out, and returned with the reason.
 pub fn load_profile(text: &str) -> (Vec<Rate>, Vec<String>) {
-    let mut rows = Vec::new();
-    let mut ignored = Vec::new();
-    for chunk in text.split(')') {
-        if chunk.trim().is_empty() {
-            continue;
-        }
-        match profile_chunk(chunk) {
-            Ok(more) => rows.extend(more),
-            Err(why) => ignored.push(format!("{:?}: {why}", chunk.trim())),
-        }
-    }
-    (rows, ignored)
+    plugin_chunks(text, profile_chunk)
 }
 
-fn profile_chunk(chunk: &str) -> Result<Vec<Rate>, String> {
-    let parts: Vec<&str> = chunk.split(['(', ',']).collect();
+fn profile_chunk(parts: &[&str]) -> Result<Vec<Rate>, String> {
     let field = |i: usize| parts.get(i).copied().ok_or("too few values");
     let int = |i: usize| -> Result<i64, String> {
         let text = field(i)?.trim();
