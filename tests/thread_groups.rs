@@ -164,3 +164,76 @@ fn the_threads_schedule_property_replaces_ultimate_rows() {
     );
     assert!(jtl.rows_of("Ultimate 1-3").is_empty());
 }
+
+#[test]
+fn concurrency_group_ramps_in_steps_replaces_finished_users_and_follows_its_target() {
+    let started = Instant::now();
+    let jtl = run_fixture("thread_groups/concurrency.jmx", &[]);
+    assert!(
+        started.elapsed().as_secs() < 8,
+        "ramp-up + hold did not end the groups"
+    );
+    let first = |thread: &str| jtl.int(jtl.rows_of(thread)[0], "timeStamp");
+    let origin = first("Stepped 1-1") - 100;
+
+    // Target 4 in 2 steps over 1 s: 2 users at once, 2 more at the starter's next look
+    // (a second later).
+    for (thread, expected) in [
+        ("Stepped 1-1", 100),
+        ("Stepped 1-2", 100),
+        ("Stepped 1-3", 1100),
+        ("Stepped 1-4", 1100),
+    ] {
+        assert_near(thread, "first sample", first(thread) - origin, expected);
+    }
+    assert!(
+        jtl.rows_of("Stepped 1-5").is_empty(),
+        "more users than the target"
+    );
+
+    // At 1.5 s another group lowers the target to 1: the surplus users leave at their
+    // next iteration, one stays until ramp-up + hold (2 s) ends.
+    let lowered = jtl.int(jtl.one("lower"), "timeStamp");
+    let after: std::collections::BTreeSet<&str> = jtl
+        .labelled("stepped")
+        .into_iter()
+        .filter(|row| jtl.int(row, "timeStamp") > lowered + 150)
+        .map(|row| jtl.get(row, "threadName"))
+        .collect();
+    assert_eq!(
+        after.len(),
+        1,
+        "users after the target fell to 1: {after:?}"
+    );
+    let last = jtl
+        .labelled("stepped")
+        .iter()
+        .map(|row| jtl.int(row, "timeStamp"))
+        .max()
+        .unwrap();
+    assert!(
+        last - origin <= 2060,
+        "sampled at {} ms, after the hold",
+        last - origin
+    );
+
+    // Two users of two iterations each, replaced as they finish, for 1 s.
+    let limited = jtl.labelled("limited");
+    let threads: std::collections::BTreeSet<&str> = limited
+        .iter()
+        .map(|row| jtl.get(row, "threadName"))
+        .collect();
+    assert!(
+        threads.len() >= 6,
+        "only {} users were started",
+        threads.len()
+    );
+    for thread in &threads {
+        let samples = jtl.rows_of(thread).len();
+        assert!(
+            (1..=2).contains(&samples),
+            "{thread} ran {samples} iterations"
+        );
+    }
+    assert!(limited.iter().all(|row| jtl.int(row, "grpThreads") <= 2));
+}

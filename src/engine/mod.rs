@@ -3,7 +3,8 @@
 //!
 //! * [`scheduler`] decides *when*: phases (setUp, main, tearDown), ramp-up, delay and
 //!   duration of each thread group; [`group_windows`] gives each user of a plugin thread
-//!   group (Ultimate, Stepping) its own start and end.
+//!   group (Ultimate, Stepping) its own start and end; [`concurrency`] holds a bzm
+//!   Concurrency Thread Group's live users at its planned level.
 //! * [`vu`] is *who*: one task per virtual user, owning its [`UserState`], running the
 //!   per-sample pipeline (pre-processors, timers, sampler, post-processors, assertions,
 //!   recording) and Transaction Controllers.
@@ -12,6 +13,7 @@
 //! Samplers (*what*) are called through `plan::Sampler` and know nothing of this module
 //! beyond the user's state.
 
+mod concurrency;
 mod controllers;
 mod group_windows;
 mod precise_timer;

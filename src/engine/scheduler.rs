@@ -1,7 +1,7 @@
 //! When users run: the test phases (setUp, main, tearDown thread groups, serialised or
 //! together), and within a thread group the ramp-up, start delay and duration.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,11 +10,12 @@ use rand::SeedableRng;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
+use super::concurrency;
 use super::group_windows;
 use super::vu::VirtualUser;
 use super::{RunShared, UserState};
 use crate::expr::{EvalContext, ThreadInfo, Variables};
-use crate::plan::{GroupSchedule, Setting, TestPlan, ThreadGroup};
+use crate::plan::{ConcurrencySettings, GroupSchedule, Setting, TestPlan, ThreadGroup};
 use crate::results::ResultsBus;
 use crate::runlog;
 
@@ -133,6 +134,10 @@ async fn run_group(
     };
     let mut rng = new_rng(run.seed, group.id as u64);
     let mut cx = run.eval_context(&mut starter_vars, &thread, &mut rng);
+    if let GroupSchedule::Concurrency(settings) = &group.schedule {
+        supply_concurrency(&group, settings, &run, &bus, &base, &mut cx).await;
+        return Ok(());
+    }
     let windows = match user_windows(&group, &run, &mut cx) {
         Ok(windows) => windows,
         Err(message) => {
@@ -147,34 +152,120 @@ async fn run_group(
     let group_start = Instant::now();
     let mut set = JoinSet::new();
     for (k, window) in windows.into_iter().enumerate() {
-        let k = k as u64;
         let start_at = group_start + Duration::from_millis(window.start_ms.max(0) as u64);
         let end_time = window
             .end_ms
             .map(|end| group_start + Duration::from_millis(end.max(0) as u64));
-        let mut user = UserState::new(
-            run.clone(),
-            ThreadInfo {
-                thread_num: (k + 1) as u32,
-                thread_name: Arc::from(format!("{} {}-{}", group.name, group.number, k + 1)),
-                group_name: group.name.clone(),
-            },
-            (*base).clone(),
-            new_rng(run.seed, (group.id as u64) << 32 | k),
-        );
-        user.same_user_on_next_iteration = group.same_user_on_next_iteration;
-        user.group_active = group_active.clone();
-        let vu = VirtualUser::new(
-            user,
-            bus.clone(),
-            group.clone(),
-            group_active.clone(),
-            end_time,
-        );
-        set.spawn(start_user(vu, start_at));
+        let vu = new_user(&group, &run, &bus, &base, &group_active, k as u64, end_time);
+        set.spawn(async move {
+            start_user(vu, start_at).await;
+        });
     }
     while set.join_next().await.is_some() {}
     Ok(())
+}
+
+/// The `k`-th user of a group (0-based), named and seeded as JMeter names its threads.
+fn new_user(
+    group: &Arc<ThreadGroup>,
+    run: &Arc<RunShared>,
+    bus: &ResultsBus,
+    base: &Arc<Variables>,
+    group_active: &Arc<AtomicI32>,
+    k: u64,
+    end_time: Option<Instant>,
+) -> VirtualUser {
+    let mut user = UserState::new(
+        run.clone(),
+        ThreadInfo {
+            thread_num: (k + 1) as u32,
+            thread_name: Arc::from(format!("{} {}-{}", group.name, group.number, k + 1)),
+            group_name: group.name.clone(),
+        },
+        (**base).clone(),
+        new_rng(run.seed, (group.id as u64) << 32 | k),
+    );
+    user.same_user_on_next_iteration = group.same_user_on_next_iteration;
+    user.group_active = group_active.clone();
+    VirtualUser::new(
+        user,
+        bus.clone(),
+        group.clone(),
+        group_active.clone(),
+        end_time,
+    )
+}
+
+/// Runs a Concurrency Thread Group: starts users to meet the planned concurrency until
+/// ramp-up and hold are over, then waits for the live ones to stop.
+async fn supply_concurrency(
+    group: &Arc<ThreadGroup>,
+    settings: &ConcurrencySettings,
+    run: &Arc<RunShared>,
+    bus: &ResultsBus,
+    base: &Arc<Variables>,
+    cx: &mut EvalContext<'_>,
+) {
+    let minutes = settings.unit.text(cx).trim() == "M";
+    let seconds = |setting: &Setting, cx: &mut EvalContext<'_>| {
+        let value = setting.f64(cx);
+        (if minutes { value * 60.0 } else { value }) as i64
+    };
+    let mut ramp = concurrency::Ramp {
+        target: settings.target.f64(cx),
+        ramp_up_s: seconds(&settings.ramp_up, cx),
+        hold_s: seconds(&settings.hold, cx),
+        steps: settings.steps.i64(cx),
+    };
+    let iterations = match settings.iterations.i64(cx) {
+        n if n > 0 => n,
+        _ => -1,
+    };
+    let level = Arc::new(concurrency::Level::new(settings.target.clone()));
+    let group_active = run.group_counter(group.id);
+    let group_start = Instant::now();
+    let end_time = group_start + Duration::from_secs((ramp.ramp_up_s + ramp.hold_s).max(0) as u64);
+    let stop = run.stop_token();
+    let mut set = JoinSet::new();
+    let mut started = 0u64;
+    loop {
+        // The target may follow a property that changes during the run.
+        ramp.target = settings.target.f64(cx);
+        let elapsed = group_start.elapsed().as_secs_f64();
+        let Some(planned) = concurrency::planned(&ramp, elapsed) else {
+            break;
+        };
+        if stop.is_cancelled() {
+            break;
+        }
+        while level.live() < planned {
+            let mut vu = new_user(
+                group,
+                run,
+                bus,
+                base,
+                &group_active,
+                started,
+                Some(end_time),
+            );
+            vu.loops_override = Some(iterations);
+            vu.concurrency = Some(level.clone());
+            started += 1;
+            level.user_started();
+            let level = level.clone();
+            set.spawn(async move {
+                if !start_user(vu, Instant::now()).await {
+                    level.user_ended();
+                }
+            });
+        }
+        let wait = if level.live() == 0 { 10 } else { 1000 };
+        tokio::select! {
+            _ = level.wait_for_change(Duration::from_millis(wait)) => {}
+            _ = stop.cancelled() => {}
+        }
+    }
+    while set.join_next().await.is_some() {}
 }
 
 /// When one user starts and stops, ms after its group started (`None`: no end).
@@ -198,6 +289,8 @@ fn user_windows(
     };
     match &group.schedule {
         GroupSchedule::Standard => standard_windows(group, cx),
+        // Started by `supply_concurrency` as the level asks, not on windows.
+        GroupSchedule::Concurrency(_) => Ok(Vec::new()),
         GroupSchedule::Ultimate(rows) => {
             let rows = match run.props.get("threads_schedule").filter(|s| !s.is_empty()) {
                 Some(text) => {
@@ -272,23 +365,25 @@ fn standard_windows(group: &ThreadGroup, cx: &mut EvalContext<'_>) -> Result<Vec
     Ok(windows.collect())
 }
 
-/// Waits for the user's start time (a stop cancels the start) and runs it.
-async fn start_user(vu: VirtualUser, start_at: Instant) {
+/// Waits for the user's start time (a stop cancels the start) and runs it. True when
+/// the user left a Concurrency Thread Group's level on its own (it is no longer counted).
+async fn start_user(vu: VirtualUser, start_at: Instant) -> bool {
     let stop = vu.user.run.stop_token();
     if start_at > Instant::now() {
         tokio::select! {
             _ = tokio::time::sleep_until(start_at) => {}
-            _ = stop.cancelled() => return,
+            _ = stop.cancelled() => return false,
         }
     }
     if stop.is_cancelled() || vu.user.end_time.is_some_and(|end| Instant::now() >= end) {
-        return;
+        return false;
     }
     let run = vu.user.run.clone();
     let group_active = vu.group_active.clone();
     run.counts.thread_started();
     group_active.fetch_add(1, Ordering::SeqCst);
-    vu.run().await;
+    let released = vu.run().await;
     group_active.fetch_sub(1, Ordering::SeqCst);
     run.counts.thread_finished();
+    released
 }

@@ -49,6 +49,12 @@ pub struct VirtualUser {
     /// The latest label of each sampler, by sampler id: a sample whose name comes out the
     /// same shares it instead of allocating its own.
     constant_labels: FastMap<usize, Arc<str>>,
+    /// The iterations to run instead of the group's loop count (a Concurrency Thread
+    /// Group's per-user limit; -1: no limit).
+    pub(super) loops_override: Option<i64>,
+    /// The level a Concurrency Thread Group holds its users to: the user leaves at an
+    /// iteration boundary when more users are live than the target.
+    pub(super) concurrency: Option<Arc<super::concurrency::Level>>,
 }
 
 impl VirtualUser {
@@ -70,15 +76,21 @@ impl VirtualUser {
             passes: Vec::new(),
             transactions: Vec::new(),
             constant_labels: FastMap::default(),
+            loops_override: None,
+            concurrency: None,
         }
     }
 
     /// Runs the thread-group loop until the loop count is reached, the scheduler's end
-    /// time passes, or a stop is asked for.
-    pub async fn run(mut self) {
-        let loops = {
-            let name = self.group.name.clone();
-            self.group.loops.i64(&mut self.user.eval(&name))
+    /// time passes, or a stop is asked for. True when the user left its Concurrency
+    /// Thread Group's level (it is no longer counted there).
+    pub async fn run(mut self) -> bool {
+        let loops = match self.loops_override {
+            Some(loops) => loops,
+            None => {
+                let name = self.group.name.clone();
+                self.group.loops.i64(&mut self.user.eval(&name))
+            }
         };
         let body = self.group.body.clone();
         let idx_var = format!("__jm__{}__idx", self.group.name);
@@ -86,6 +98,14 @@ impl VirtualUser {
         while loops < 0 || done < loops {
             if self.should_stop() {
                 break;
+            }
+            if done > 0 {
+                if let Some(level) = self.concurrency.clone() {
+                    let target = level.target.f64(&mut self.user.eval(&self.group.name));
+                    if level.leave_if_above_target(target) {
+                        return true;
+                    }
+                }
             }
             self.user.iteration += 1;
             self.user
@@ -100,6 +120,7 @@ impl VirtualUser {
                 break;
             }
         }
+        false
     }
 
     fn thread_iteration_start(&mut self) {

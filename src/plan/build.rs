@@ -325,7 +325,11 @@ impl<'f> Builder<'f> {
         let scheduler = cx.flag("ThreadGroup.scheduler", false);
         let duration = cx.setting("ThreadGroup.duration", "0");
         let delay = cx.setting("ThreadGroup.delay", "0");
-        let same_user_on_next_iteration = cx.flag("ThreadGroup.same_user_on_next_iteration", true);
+        // The bzm groups save the flag without the `ThreadGroup.` prefix.
+        let same_user_on_next_iteration = cx.flag(
+            "ThreadGroup.same_user_on_next_iteration",
+            cx.flag("same_user_on_next_iteration", true),
+        );
         let delayed_start = cx.flag("ThreadGroup.delayedStart", false);
         let on_error = OnError::parse(cx.raw("ThreadGroup.on_sample_error").unwrap_or(""));
         let schedule = group_schedule(el.class.as_str(), &mut cx);
@@ -654,6 +658,14 @@ fn group_schedule(class: &str, cx: &mut BuildContext<'_>) -> GroupSchedule {
             hold: cx.setting("flighttime", "0"),
             stop_count: cx.setting("Stop users count", "0"),
             stop_period: cx.setting("Stop users period", "0"),
+        })),
+        "ConcurrencyThreadGroup" => GroupSchedule::Concurrency(Box::new(ConcurrencySettings {
+            target: cx.setting("TargetLevel", "1"),
+            ramp_up: cx.setting("RampUp", ""),
+            steps: cx.setting("Steps", ""),
+            hold: cx.setting("Hold", "1"),
+            unit: cx.setting("Unit", ""),
+            iterations: cx.setting("Iterations", ""),
         })),
         _ => GroupSchedule::Standard,
     }

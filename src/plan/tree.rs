@@ -94,6 +94,22 @@ pub enum GroupSchedule {
     /// jmeter-plugins Stepping Thread Group: `num_threads` started in steps and stopped
     /// in steps.
     Stepping(Box<SteppingSettings>),
+    /// bzm Concurrency Thread Group: users started and retired to hold a target
+    /// concurrency that ramps up (smoothly or in steps) and then holds.
+    Concurrency(Box<ConcurrencySettings>),
+}
+
+/// The Concurrency Thread Group's fields. Times are in `unit` (`M`: minutes, anything
+/// else seconds).
+#[derive(Clone)]
+pub struct ConcurrencySettings {
+    pub target: Setting,
+    pub ramp_up: Setting,
+    pub steps: Setting,
+    pub hold: Setting,
+    pub unit: Setting,
+    /// Iterations per user; 0 or empty: no limit.
+    pub iterations: Setting,
 }
 
 /// The Stepping Thread Group's fields (all whole numbers, seconds for times).
