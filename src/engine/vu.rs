@@ -55,6 +55,13 @@ pub struct VirtualUser {
     /// The level a Concurrency Thread Group holds its users to: the user leaves at an
     /// iteration boundary when more users are live than the target.
     pub(super) concurrency: Option<Arc<super::concurrency::Level>>,
+    /// The run, held apart from `user` so a sample can watch its stop signal while the
+    /// sampler has the user: no reference count every worker would write per sample.
+    run: Arc<super::RunShared>,
+    /// This user's own copy of each listener list it published samples with (keyed by
+    /// the plan's list): the plan's lists are shared by all users, and cloning them per
+    /// sample made every worker write the same reference counts.
+    listener_lists: FastMap<usize, Arc<[usize]>>,
 }
 
 impl VirtualUser {
@@ -66,6 +73,7 @@ impl VirtualUser {
         end_time: Option<Instant>,
     ) -> VirtualUser {
         user.end_time = end_time;
+        let run = user.run.clone();
         VirtualUser {
             user,
             bus,
@@ -78,6 +86,8 @@ impl VirtualUser {
             constant_labels: FastMap::default(),
             loops_override: None,
             concurrency: None,
+            run,
+            listener_lists: FastMap::default(),
         }
     }
 
@@ -124,8 +134,7 @@ impl VirtualUser {
     }
 
     fn thread_iteration_start(&mut self) {
-        let group = self.group.clone();
-        for listener in &group.iteration_listeners {
+        for listener in &self.group.iteration_listeners {
             listener.thread_iteration_start(&mut self.user);
         }
     }
@@ -162,7 +171,7 @@ impl VirtualUser {
         let label = self.label_of(node);
         // The run's handle rather than a clone of its stop token: cloning and dropping a
         // token takes the token tree's lock, twice per sample.
-        let run = self.user.run.clone();
+        let run = &self.run;
         let mut cx = SampleContext {
             user: &mut self.user,
             label: label.clone(),
@@ -353,10 +362,13 @@ impl VirtualUser {
             }
         }
         if published {
-            let event = SampleEvent {
-                result,
-                listeners: listeners.clone(),
-            };
+            let key = listeners.as_ptr() as usize;
+            let listeners = self
+                .listener_lists
+                .entry(key)
+                .or_insert_with(|| Arc::from(&listeners[..]))
+                .clone();
+            let event = SampleEvent { result, listeners };
             self.bus.publish(event).await;
         }
     }
