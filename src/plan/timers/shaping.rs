@@ -34,19 +34,14 @@ pub struct Rate {
 }
 
 pub struct ThroughputShapingTimer {
-    id: usize,
     name: String,
     /// Start RPS, end RPS and duration (s) of each row, as the plan gives them.
     rows: Vec<[Setting; 3]>,
     /// The `load_profile` property's rows, which replace the table.
     override_rows: Option<Vec<Rate>>,
     warned_short_of_users: AtomicBool,
-}
-
-/// The booking state every user shares (one per timer element and run).
-#[derive(Default)]
-struct Throttle {
-    state: Mutex<Option<Booking>>,
+    /// The booking state every user in scope shares (a plan is built for one run).
+    bookings: Mutex<Option<Booking>>,
 }
 
 struct Booking {
@@ -90,11 +85,11 @@ impl ThroughputShapingTimer {
             _ => None,
         };
         ThroughputShapingTimer {
-            id: cx.id,
             name: cx.element.name.clone(),
             rows,
             override_rows,
             warned_short_of_users: AtomicBool::new(false),
+            bookings: Mutex::new(None),
         }
     }
 
@@ -121,15 +116,9 @@ impl Timer for ThroughputShapingTimer {
     }
 
     fn delay_for(&self, user: &mut UserState, _sampler_name: &str) -> i64 {
-        let Some(throttle) = user.run.shared(
-            &format!("ThroughputShapingTimer:{}", self.id),
-            Throttle::default,
-        ) else {
-            return 0;
-        };
         let now = crate::samplers::wall_clock_ms();
         let (place, short_of_users) = {
-            let mut state = throttle.state.lock();
+            let mut state = self.bookings.lock();
             let booking = match state.as_mut() {
                 Some(booking) => booking,
                 None => state.insert(Booking::start(self.profile(user), now)),

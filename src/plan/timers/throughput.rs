@@ -91,27 +91,46 @@ impl ConstantThroughputTimer {
                 let active = f64::from(user.group_active.load(Ordering::Relaxed));
                 round(active * ms_per_request)
             }
-            Mode::AllActiveThreadsShared => {
-                let schedule = user
-                    .run
-                    .shared("ConstantThroughputTimer:all", SharedSchedule::default);
-                shared_delay(schedule, round(ms_per_request), now)
-            }
-            Mode::AllActiveThreadsInGroupShared => {
-                let key = format!(
-                    "ConstantThroughputTimer:group:{:p}",
-                    Arc::as_ptr(&user.group_active)
-                );
-                let schedule = user.run.shared(&key, SharedSchedule::default);
-                shared_delay(schedule, round(ms_per_request), now)
+            Mode::AllActiveThreadsShared | Mode::AllActiveThreadsInGroupShared => {
+                let ms_per_request = round(ms_per_request);
+                if user.slot(self.id, Pacing::default).schedule.is_none() {
+                    let schedule = self.shared_schedule(user);
+                    user.slot(self.id, Pacing::default).schedule = schedule;
+                }
+                let pacing = user.slot(self.id, Pacing::default);
+                shared_delay(pacing.schedule.as_deref(), ms_per_request, now)
             }
         }
     }
+
+    /// The run-wide schedule of the shared modes (JMeter keeps one for all threads and
+    /// one per thread group, whichever timer uses it). Looked up once per user.
+    fn shared_schedule(&self, user: &UserState) -> Option<Arc<SharedSchedule>> {
+        if self.mode == Mode::AllActiveThreadsShared {
+            return user
+                .run
+                .shared("ConstantThroughputTimer:all", SharedSchedule::default);
+        }
+        let key = format!(
+            "ConstantThroughputTimer:group:{:p}",
+            Arc::as_ptr(&user.group_active)
+        );
+        user.run.shared(&key, SharedSchedule::default)
+    }
+}
+
+/// A user's state for one timer: its previous target and, in the shared modes, the
+/// schedule it books on.
+#[derive(Default)]
+struct Pacing {
+    /// Epoch ms; 0 before the first sample.
+    previous: i64,
+    schedule: Option<Arc<SharedSchedule>>,
 }
 
 /// JMeter's `calculateSharedDelay`: books the next slot after now on the shared schedule
 /// and answers how far off it is.
-fn shared_delay(schedule: Option<Arc<SharedSchedule>>, ms_per_request: i64, now: i64) -> i64 {
+fn shared_delay(schedule: Option<&SharedSchedule>, ms_per_request: i64, now: i64) -> i64 {
     let Some(schedule) = schedule else {
         return 0;
     };
@@ -129,7 +148,7 @@ impl Timer for ConstantThroughputTimer {
     fn delay_for(&self, user: &mut UserState, sampler_name: &str) -> i64 {
         let now = crate::samplers::wall_clock_ms();
         let interval = self.interval(user, sampler_name, now);
-        let previous = user.slot(self.id, || 0i64);
+        let previous = &mut user.slot(self.id, Pacing::default).previous;
         // With no previous sample the target lies in the past: the first sample goes at once.
         let target = previous.saturating_add(interval);
         if now > target {
