@@ -10,10 +10,17 @@
 //! sampler and no more are started.
 
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::Notify;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
 
-use crate::plan::Setting;
+use super::{scheduler, RunShared};
+use crate::expr::{EvalContext, Variables};
+use crate::plan::{ConcurrencySettings, Setting, ThreadGroup};
+use crate::results::ResultsBus;
 
 /// The group's ramp, hold and target, as evaluated (seconds).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -99,9 +106,81 @@ impl Level {
     }
 
     /// Waits until a user ends or `timeout` passes.
-    pub async fn wait_for_change(&self, timeout: std::time::Duration) {
+    pub async fn wait_for_change(&self, timeout: Duration) {
         let _ = tokio::time::timeout(timeout, self.user_ended.notified()).await;
     }
+}
+
+/// Runs a Concurrency Thread Group: starts users to meet the planned concurrency until
+/// ramp-up and hold are over, then waits for the live ones to stop.
+pub(super) async fn supply_users(
+    group: &Arc<ThreadGroup>,
+    settings: &ConcurrencySettings,
+    run: &Arc<RunShared>,
+    bus: &ResultsBus,
+    base: &Arc<Variables>,
+    cx: &mut EvalContext<'_>,
+) {
+    let minutes = settings.unit.text(cx).trim() == "M";
+    let seconds = |setting: &Setting, cx: &mut EvalContext<'_>| {
+        let value = setting.f64(cx);
+        (if minutes { value * 60.0 } else { value }) as i64
+    };
+    let mut ramp = Ramp {
+        target: settings.target.f64(cx),
+        ramp_up_s: seconds(&settings.ramp_up, cx),
+        hold_s: seconds(&settings.hold, cx),
+        steps: settings.steps.i64(cx),
+    };
+    let iterations = match settings.iterations.i64(cx) {
+        n if n > 0 => n,
+        _ => -1,
+    };
+    let level = Arc::new(Level::new(settings.target.clone()));
+    let group_active = run.group_counter(group.id);
+    let group_start = Instant::now();
+    let end_time = group_start + Duration::from_secs((ramp.ramp_up_s + ramp.hold_s).max(0) as u64);
+    let stop = run.stop_token();
+    let mut set = JoinSet::new();
+    let mut started = 0u64;
+    loop {
+        // The target may follow a property that changes during the run.
+        ramp.target = settings.target.f64(cx);
+        let elapsed = group_start.elapsed().as_secs_f64();
+        let Some(planned) = planned(&ramp, elapsed) else {
+            break;
+        };
+        if stop.is_cancelled() {
+            break;
+        }
+        while level.live() < planned {
+            let mut vu = scheduler::new_user(
+                group,
+                run,
+                bus,
+                base,
+                &group_active,
+                started,
+                Some(end_time),
+            );
+            vu.loops_override = Some(iterations);
+            vu.concurrency = Some(level.clone());
+            started += 1;
+            level.user_started();
+            let level = level.clone();
+            set.spawn(async move {
+                if !scheduler::start_user(vu, Instant::now()).await {
+                    level.user_ended();
+                }
+            });
+        }
+        let wait = if level.live() == 0 { 10 } else { 1000 };
+        tokio::select! {
+            _ = level.wait_for_change(Duration::from_millis(wait)) => {}
+            _ = stop.cancelled() => {}
+        }
+    }
+    while set.join_next().await.is_some() {}
 }
 
 #[cfg(test)]

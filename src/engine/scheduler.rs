@@ -1,5 +1,7 @@
 //! When users run: the test phases (setUp, main, tearDown thread groups, serialised or
-//! together), and within a thread group the ramp-up, start delay and duration.
+//! together), and within a thread group when each user starts and stops (ramp-up, start
+//! delay and duration, or a plugin group's own schedule; a Concurrency Thread Group's
+//! starter lives in `concurrency`).
 
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
@@ -15,7 +17,7 @@ use super::group_windows;
 use super::vu::VirtualUser;
 use super::{RunShared, UserState};
 use crate::expr::{EvalContext, ThreadInfo, Variables};
-use crate::plan::{ConcurrencySettings, GroupSchedule, Setting, TestPlan, ThreadGroup};
+use crate::plan::{GroupSchedule, Setting, TestPlan, ThreadGroup};
 use crate::results::ResultsBus;
 use crate::runlog;
 
@@ -135,7 +137,7 @@ async fn run_group(
     let mut rng = new_rng(run.seed, group.id as u64);
     let mut cx = run.eval_context(&mut starter_vars, &thread, &mut rng);
     if let GroupSchedule::Concurrency(settings) = &group.schedule {
-        supply_concurrency(&group, settings, &run, &bus, &base, &mut cx).await;
+        concurrency::supply_users(&group, settings, &run, &bus, &base, &mut cx).await;
         return Ok(());
     }
     let windows = match user_windows(&group, &run, &mut cx) {
@@ -166,7 +168,7 @@ async fn run_group(
 }
 
 /// The `k`-th user of a group (0-based), named and seeded as JMeter names its threads.
-fn new_user(
+pub(super) fn new_user(
     group: &Arc<ThreadGroup>,
     run: &Arc<RunShared>,
     bus: &ResultsBus,
@@ -194,78 +196,6 @@ fn new_user(
         group_active.clone(),
         end_time,
     )
-}
-
-/// Runs a Concurrency Thread Group: starts users to meet the planned concurrency until
-/// ramp-up and hold are over, then waits for the live ones to stop.
-async fn supply_concurrency(
-    group: &Arc<ThreadGroup>,
-    settings: &ConcurrencySettings,
-    run: &Arc<RunShared>,
-    bus: &ResultsBus,
-    base: &Arc<Variables>,
-    cx: &mut EvalContext<'_>,
-) {
-    let minutes = settings.unit.text(cx).trim() == "M";
-    let seconds = |setting: &Setting, cx: &mut EvalContext<'_>| {
-        let value = setting.f64(cx);
-        (if minutes { value * 60.0 } else { value }) as i64
-    };
-    let mut ramp = concurrency::Ramp {
-        target: settings.target.f64(cx),
-        ramp_up_s: seconds(&settings.ramp_up, cx),
-        hold_s: seconds(&settings.hold, cx),
-        steps: settings.steps.i64(cx),
-    };
-    let iterations = match settings.iterations.i64(cx) {
-        n if n > 0 => n,
-        _ => -1,
-    };
-    let level = Arc::new(concurrency::Level::new(settings.target.clone()));
-    let group_active = run.group_counter(group.id);
-    let group_start = Instant::now();
-    let end_time = group_start + Duration::from_secs((ramp.ramp_up_s + ramp.hold_s).max(0) as u64);
-    let stop = run.stop_token();
-    let mut set = JoinSet::new();
-    let mut started = 0u64;
-    loop {
-        // The target may follow a property that changes during the run.
-        ramp.target = settings.target.f64(cx);
-        let elapsed = group_start.elapsed().as_secs_f64();
-        let Some(planned) = concurrency::planned(&ramp, elapsed) else {
-            break;
-        };
-        if stop.is_cancelled() {
-            break;
-        }
-        while level.live() < planned {
-            let mut vu = new_user(
-                group,
-                run,
-                bus,
-                base,
-                &group_active,
-                started,
-                Some(end_time),
-            );
-            vu.loops_override = Some(iterations);
-            vu.concurrency = Some(level.clone());
-            started += 1;
-            level.user_started();
-            let level = level.clone();
-            set.spawn(async move {
-                if !start_user(vu, Instant::now()).await {
-                    level.user_ended();
-                }
-            });
-        }
-        let wait = if level.live() == 0 { 10 } else { 1000 };
-        tokio::select! {
-            _ = level.wait_for_change(Duration::from_millis(wait)) => {}
-            _ = stop.cancelled() => {}
-        }
-    }
-    while set.join_next().await.is_some() {}
 }
 
 /// When one user starts and stops, ms after its group started (`None`: no end).
@@ -367,7 +297,7 @@ fn standard_windows(group: &ThreadGroup, cx: &mut EvalContext<'_>) -> Result<Vec
 
 /// Waits for the user's start time (a stop cancels the start) and runs it. True when
 /// the user left a Concurrency Thread Group's level on its own (it is no longer counted).
-async fn start_user(vu: VirtualUser, start_at: Instant) -> bool {
+pub(super) async fn start_user(vu: VirtualUser, start_at: Instant) -> bool {
     let stop = vu.user.run.stop_token();
     if start_at > Instant::now() {
         tokio::select! {
