@@ -1,5 +1,6 @@
-//! Configuration elements, end to end: User Defined Variables, User Parameters and
-//! Counter, seen through Debug Sampler labels (reference §7.1, §7.9, §9.2).
+//! Configuration elements, end to end: User Defined Variables, User Parameters,
+//! Counter and jmeter-plugins Variables From CSV File, seen through Debug Sampler labels
+//! (reference §7.1, §7.9, §9.2).
 
 mod support;
 
@@ -58,4 +59,15 @@ fn shared_counter_hands_out_each_value_once() {
     values.extend(jtl.labels_of("Shared 2-2"));
     values.sort();
     assert_eq!(values, ["s-10", "s-15", "s-20", "s-25"]);
+}
+
+#[test]
+fn variables_from_csv_file_join_the_start_variables() {
+    let jtl = run_fixture("config/variables_from_csv.jmx", &[]);
+    // The header line is skipped, the comment ignored, a third field dropped, and the
+    // plan's own User Defined Variable `v` is still there.
+    jtl.one("example.test|||x");
+    // A quoted value runs over two lines.
+    jtl.one("first\nsecond");
+    assert_eq!(jtl.rows.len(), 2);
 }

@@ -544,6 +544,11 @@ impl<'f> Builder<'f> {
                 let rows = cx.arguments("Arguments.arguments");
                 self.variables.push(rows);
             }
+            // The plugin is an `Arguments` element too: its rows join the start variables.
+            Some(Family::Config) if class == "kg.apc.jmeter.config.VariablesFromCSV" => {
+                let rows = config::variables_from_csv::rows(&mut cx);
+                self.variables.push(rows);
+            }
             Some(Family::Config) | Some(Family::PreProcessor) => {
                 match config::build(class, &mut cx) {
                     Some(config::ConfigElement::Iteration(it)) => {

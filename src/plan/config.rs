@@ -14,6 +14,7 @@ mod decimal_format;
 mod java_random;
 mod random_variable;
 mod user_parameters;
+pub mod variables_from_csv;
 
 use std::sync::Arc;
 

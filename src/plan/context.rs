@@ -261,6 +261,15 @@ impl<'a> BuildContext<'a> {
         }
     }
 
+    /// The folder of the plan file this element comes from: files the element names are
+    /// looked for in the working folder, then here (see `build::resolve_input`).
+    pub fn plan_dir(&self) -> std::path::PathBuf {
+        let file = &self.element.file;
+        file.parent()
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_default()
+    }
+
     /// Raw text of a scalar property, if present.
     pub fn raw(&self, name: &str) -> Option<&'a str> {
         self.element.str_prop(name)

@@ -267,12 +267,7 @@ fn compile_or_report(
 
 /// Reads a script file named relative to the working folder, then the plan's folder.
 fn read_script_file(cx: &mut BuildContext<'_>, name: &str) -> Option<String> {
-    let plan_dir = cx
-        .element
-        .file
-        .parent()
-        .map(std::path::Path::to_path_buf)
-        .unwrap_or_default();
+    let plan_dir = cx.plan_dir();
     let path = crate::plan::build::resolve_input(name, &plan_dir);
     match std::fs::read_to_string(&path) {
         Ok(text) => Some(text),

@@ -14,7 +14,6 @@
 //! `csvdataset.eofstring`), or with `stopThread` the user stops before the iteration
 //! runs (`UserState::stop_thread`).
 
-use std::path::Path;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -175,12 +174,7 @@ fn header_names(header: &str, delimiter: char) -> Vec<String> {
 
 /// A constant file name must name a file: the working folder, then the plan's folder.
 fn check_file(cx: &mut BuildContext<'_>, name: &str) {
-    let plan_dir = cx
-        .element
-        .file
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
+    let plan_dir = cx.plan_dir();
     if name.is_empty() {
         cx.error("CSV Data Set Config has no file name");
         return;
