@@ -127,7 +127,8 @@ pub(super) async fn supply_users(
         (if minutes { value * 60.0 } else { value }) as i64
     };
     let mut ramp = Ramp {
-        target: settings.target.f64(cx),
+        // Read at every look below.
+        target: 0.0,
         ramp_up_s: seconds(&settings.ramp_up, cx),
         hold_s: seconds(&settings.hold, cx),
         steps: settings.steps.i64(cx),

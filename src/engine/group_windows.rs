@@ -9,12 +9,13 @@
 
 use crate::plan::context::{plugin_chunks, plugin_seconds};
 
-/// One user's window, ms after the group started. `start_ms` may be negative or past
-/// `end_ms`, as the plugins' arithmetic allows: the user then starts at once, or never.
+/// When one user starts and stops, ms after its group started (`end_ms` `None`: no end,
+/// as in a Thread Group without scheduler). `start_ms` may be negative or past `end_ms`,
+/// as the plugins' arithmetic allows: the user then starts at once, or never.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UserWindow {
     pub start_ms: i64,
-    pub end_ms: i64,
+    pub end_ms: Option<i64>,
 }
 
 /// One row of an Ultimate Thread Group, as evaluated at the group's start (seconds).
@@ -46,7 +47,7 @@ pub fn ultimate(rows: &[UltimateRow]) -> Vec<UserWindow> {
             let descent = start_ms + 1000 * row.hold + 1000 * row.startup - ramp_delay;
             users.push(UserWindow {
                 start_ms,
-                end_ms: descent + share(row.shutdown),
+                end_ms: Some(descent + share(row.shutdown)),
             });
         }
     }
@@ -115,7 +116,10 @@ pub fn stepping(s: &Stepping) -> Vec<UserWindow> {
             };
             let start_ms = ascent + bucket * step_duration + position * (ramp_ms / bucket_users);
             let end_ms = descent + 1000 * s.stop_period * (k / stop_step);
-            UserWindow { start_ms, end_ms }
+            UserWindow {
+                start_ms,
+                end_ms: Some(end_ms),
+            }
         })
         .collect()
 }
@@ -150,7 +154,10 @@ mod tests {
     use super::*;
 
     fn window(start_ms: i64, end_ms: i64) -> UserWindow {
-        UserWindow { start_ms, end_ms }
+        UserWindow {
+            start_ms,
+            end_ms: Some(end_ms),
+        }
     }
 
     #[test]
@@ -202,7 +209,7 @@ mod tests {
         }];
         let starts: Vec<i64> = ultimate(&rows).iter().map(|w| w.start_ms).collect();
         assert_eq!(starts, [1000, 666, 333]);
-        let ends: Vec<i64> = ultimate(&rows).iter().map(|w| w.end_ms).collect();
+        let ends: Vec<i64> = ultimate(&rows).iter().filter_map(|w| w.end_ms).collect();
         assert_eq!(ends, [2000, 1666, 1333]);
     }
 
@@ -242,7 +249,9 @@ mod tests {
         let starts: Vec<i64> = users.iter().map(|w| w.start_ms).collect();
         assert_eq!(starts, [10_000, 10_000, 10_000, 14_000, 14_000, 18_000]);
         // Two steps after the burst (3 users left in steps of 2), then a 1 s hold.
-        assert!(users.iter().all(|w| w.end_ms == 10_000 + 2 * 4000 + 1000));
+        assert!(users
+            .iter()
+            .all(|w| w.end_ms == Some(10_000 + 2 * 4000 + 1000)));
         assert!(stepping(&Stepping::default()).is_empty());
     }
 

@@ -13,7 +13,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use super::concurrency;
-use super::group_windows;
+use super::group_windows::{self, UserWindow};
 use super::vu::VirtualUser;
 use super::{RunShared, UserState};
 use crate::expr::{EvalContext, ThreadInfo, Variables};
@@ -189,19 +189,7 @@ pub(super) fn new_user(
     );
     user.same_user_on_next_iteration = group.same_user_on_next_iteration;
     user.group_active = group_active.clone();
-    VirtualUser::new(
-        user,
-        bus.clone(),
-        group.clone(),
-        group_active.clone(),
-        end_time,
-    )
-}
-
-/// When one user starts and stops, ms after its group started (`None`: no end).
-struct Window {
-    start_ms: i64,
-    end_ms: Option<i64>,
+    VirtualUser::new(user, bus.clone(), group.clone(), end_time)
 }
 
 /// The windows of a group's users in creation order, or why the group cannot start.
@@ -209,17 +197,10 @@ fn user_windows(
     group: &ThreadGroup,
     run: &RunShared,
     cx: &mut EvalContext<'_>,
-) -> Result<Vec<Window>, String> {
-    let plugin = |windows: Vec<group_windows::UserWindow>| {
-        let windows = windows.into_iter().map(|w| Window {
-            start_ms: w.start_ms,
-            end_ms: Some(w.end_ms),
-        });
-        Ok(windows.collect())
-    };
+) -> Result<Vec<UserWindow>, String> {
     match &group.schedule {
         GroupSchedule::Standard => standard_windows(group, cx),
-        // Started by `supply_concurrency` as the level asks, not on windows.
+        // Started by `concurrency::supply_users` as the level asks, not on windows.
         GroupSchedule::Concurrency(_) => Ok(Vec::new()),
         GroupSchedule::Ultimate(rows) => {
             let rows = match run.props.get("threads_schedule").filter(|s| !s.is_empty()) {
@@ -235,11 +216,11 @@ fn user_windows(
                 }
                 None => rows.iter().map(|row| ultimate_row(row, cx)).collect(),
             };
-            plugin(group_windows::ultimate(&rows))
+            Ok(group_windows::ultimate(&rows))
         }
         GroupSchedule::Stepping(s) => {
             let mut int = |setting: &Setting| setting.i64(cx);
-            plugin(group_windows::stepping(&group_windows::Stepping {
+            Ok(group_windows::stepping(&group_windows::Stepping {
                 threads: int(&group.num_threads),
                 initial_delay: int(&s.initial_delay),
                 start_count: int(&s.start_count),
@@ -267,7 +248,10 @@ fn ultimate_row(row: &[Setting; 5], cx: &mut EvalContext<'_>) -> group_windows::
 
 /// JMeter's Thread Group: users spread evenly over the ramp-up after the start delay,
 /// all ending together after the duration when the scheduler is on.
-fn standard_windows(group: &ThreadGroup, cx: &mut EvalContext<'_>) -> Result<Vec<Window>, String> {
+fn standard_windows(
+    group: &ThreadGroup,
+    cx: &mut EvalContext<'_>,
+) -> Result<Vec<UserWindow>, String> {
     let threads = group.num_threads.i64(cx).max(0);
     let ramp_ms = group.ramp_up.i64(cx).max(0) * 1000;
     let (delay_s, duration_s) = if group.scheduler {
@@ -288,7 +272,7 @@ fn standard_windows(group: &ThreadGroup, cx: &mut EvalContext<'_>) -> Result<Vec
     } else {
         0
     };
-    let windows = (0..threads).map(|k| Window {
+    let windows = (0..threads).map(|k| UserWindow {
         start_ms: start_ms + step_ms * k,
         end_ms,
     });
@@ -309,7 +293,7 @@ pub(super) async fn start_user(vu: VirtualUser, start_at: Instant) -> bool {
         return false;
     }
     let run = vu.user.run.clone();
-    let group_active = vu.group_active.clone();
+    let group_active = vu.user.group_active.clone();
     run.counts.thread_started();
     group_active.fetch_add(1, Ordering::SeqCst);
     let released = vu.run().await;

@@ -42,7 +42,8 @@ pub struct UserState {
     /// Set by an element that stops this user (a CSV Data Set at end of file with
     /// `stopThread`): the user starts no further sample.
     pub stop_thread: bool,
-    /// Active users of this user's thread group (a Constant Throughput Timer paces by it).
+    /// Active users of this user's thread group (the `grpThreads` of its samples; a
+    /// Constant Throughput Timer paces by it).
     pub group_active: Arc<std::sync::atomic::AtomicI32>,
 }
 

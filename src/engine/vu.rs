@@ -6,7 +6,7 @@
 //! thread group's on-error action. Recording goes through the open Transaction
 //! Controllers of this user, innermost first.
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use tokio::time::Instant;
@@ -38,7 +38,6 @@ pub struct VirtualUser {
     pub user: UserState,
     pub bus: ResultsBus,
     pub group: Arc<ThreadGroup>,
-    pub group_active: Arc<AtomicI32>,
     /// Per-user controller memory (Interleave position, Once Only, Throughput counts).
     pub(super) memory: std::collections::HashMap<usize, i64>,
     /// Per-user Throughput Controller counters (executions and iterations).
@@ -69,7 +68,6 @@ impl VirtualUser {
         mut user: UserState,
         bus: ResultsBus,
         group: Arc<ThreadGroup>,
-        group_active: Arc<AtomicI32>,
         end_time: Option<Instant>,
     ) -> VirtualUser {
         user.end_time = end_time;
@@ -78,7 +76,6 @@ impl VirtualUser {
             user,
             bus,
             group,
-            group_active,
             memory: Default::default(),
             throughput: Default::default(),
             passes: Vec::new(),
@@ -110,7 +107,7 @@ impl VirtualUser {
                 break;
             }
             if done > 0 {
-                if let Some(level) = self.concurrency.clone() {
+                if let Some(level) = &self.concurrency {
                     let target = level.target.f64(&mut self.user.eval(&self.group.name));
                     if level.leave_if_above_target(target) {
                         return true;
@@ -330,7 +327,7 @@ impl VirtualUser {
     /// Fills what the engine knows about a sample: thread name and thread counts.
     pub(super) fn stamp(&self, result: &mut SampleResult) {
         result.thread_name = self.user.thread.thread_name.clone();
-        result.grp_threads = self.group_active.load(Ordering::Relaxed);
+        result.grp_threads = self.user.group_active.load(Ordering::Relaxed);
         result.all_threads = self.user.run.counts.active.load(Ordering::Relaxed) as i32;
         for sub in &mut result.subresults {
             if sub.thread_name.is_empty() {
