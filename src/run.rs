@@ -208,7 +208,7 @@ fn start_properties(mut props: HashMap<String, String>) -> Properties {
 /// the users instead of taking turns with them on the workers (with one busy user, a
 /// third of its thread's time went to the sinks). The answer is the sinks' failures.
 fn spawn_drain(
-    receiver: mpsc::Receiver<SampleEvent>,
+    receiver: mpsc::Receiver<Vec<SampleEvent>>,
     sinks: Vec<Box<dyn Sink>>,
 ) -> tokio::sync::oneshot::Receiver<Vec<String>> {
     let (done, finished) = tokio::sync::oneshot::channel();
@@ -225,8 +225,9 @@ fn spawn_drain(
     finished
 }
 
-/// Most samples taken off the bus per wake-up of the sink task.
-const DRAIN_BATCH: usize = 1024;
+/// Most batches (of up to `USER_BATCH` samples) taken off the bus per wake-up of the sink
+/// task.
+const DRAIN_BATCHES: usize = 64;
 /// Below this many samples per wake-up, the sink task rests before looking again.
 const SMALL_BATCH: usize = 64;
 /// How long the sink task rests after a small batch: long enough for samples to pile up
@@ -237,7 +238,7 @@ const DRAIN_REST: Duration = Duration::from_millis(2);
 /// when the bus closes. A failing sink is reported once and skipped afterwards, so the
 /// others (and the run) go on.
 async fn drain(
-    mut receiver: mpsc::Receiver<SampleEvent>,
+    mut receiver: mpsc::Receiver<Vec<SampleEvent>>,
     mut sinks: Vec<Box<dyn Sink>>,
 ) -> Vec<String> {
     let mut failed = vec![false; sinks.len()];
@@ -250,17 +251,18 @@ async fn drain(
     };
     // Events are taken in batches: one wake-up of this task serves every sample that
     // arrived meanwhile, which keeps the bus off the critical path at high rates.
-    let mut batch = Vec::with_capacity(DRAIN_BATCH);
+    let mut batches = Vec::with_capacity(DRAIN_BATCHES);
     loop {
         let received = tokio::time::timeout(
             Duration::from_millis(1000),
-            receiver.recv_many(&mut batch, DRAIN_BATCH),
+            receiver.recv_many(&mut batches, DRAIN_BATCHES),
         )
         .await;
         match received {
             Ok(0) => break,
-            Ok(taken) => {
-                for event in batch.drain(..) {
+            Ok(_) => {
+                let taken: usize = batches.iter().map(Vec::len).sum();
+                for event in batches.drain(..).flatten() {
                     for (i, sink) in sinks.iter_mut().enumerate() {
                         if !failed[i] {
                             if let Err(e) = sink.on_sample(&event) {

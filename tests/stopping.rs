@@ -20,15 +20,7 @@ fn interrupt(
     delays: &[Duration],
     fixture: &str,
 ) -> (std::process::Output, tempfile::TempDir) {
-    let work = tempfile::tempdir().expect("scratch folder");
-    let plan = fixtures().join(fixture);
-    let child = Command::new(env!("CARGO_BIN_EXE_jmxr"))
-        .args(["-n", "-t", plan.to_str().unwrap(), "-l", "out.jtl"])
-        .current_dir(work.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("jmxr starts");
+    let (child, work) = start(fixture);
     for delay in delays {
         std::thread::sleep(*delay);
         let status = Command::new("kill")
@@ -39,6 +31,20 @@ fn interrupt(
     }
     let output = child.wait_with_output().expect("jmxr ends");
     (output, work)
+}
+
+/// Starts a run of `fixture` writing `out.jtl` in a scratch folder.
+fn start(fixture: &str) -> (std::process::Child, tempfile::TempDir) {
+    let work = tempfile::tempdir().expect("scratch folder");
+    let plan = fixtures().join(fixture);
+    let child = Command::new(env!("CARGO_BIN_EXE_jmxr"))
+        .args(["-n", "-t", plan.to_str().unwrap(), "-l", "out.jtl"])
+        .current_dir(work.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("jmxr starts");
+    (child, work)
 }
 
 /// The count of the final `summary =` line.
@@ -97,4 +103,45 @@ fn a_second_ctrl_c_stops_at_once_and_still_writes_what_was_recorded() {
         assert!(label == "quick" || ok == "false", "{label} {ok}");
     }
     assert_eq!(jtl.rows.len(), summary_total(&stdout));
+}
+
+/// The `label` column of the `.jtl` a run is writing, as it is on disk now.
+fn labels_on_disk(jtl: &std::path::Path) -> Vec<String> {
+    // Nothing, or not yet the header line: no samples.
+    let written = std::fs::read_to_string(jtl).unwrap_or_default();
+    if !written.contains('\n') {
+        return Vec::new();
+    }
+    Jtl::read(jtl).values("label")
+}
+
+#[test]
+fn samples_reach_the_jtl_while_their_users_wait() {
+    // Users publish their samples in batches: a user about to wait (inside a long sample,
+    // or in a long timer) must hand over what it recorded first, or nothing would be
+    // written for as long as it waits.
+    for (fixture, users) in [
+        ("stopping/long_samples.jmx", 5),
+        ("stopping/long_timer.jmx", 2),
+    ] {
+        let (mut child, work) = start(fixture);
+        let jtl = work.path().join("out.jtl");
+        // The results writer flushes after a second without samples.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let mut seen = labels_on_disk(&jtl);
+        while seen.len() < users && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+            seen = labels_on_disk(&jtl);
+        }
+        let still_running = child.try_wait().expect("status").is_none();
+        for _ in 0..2 {
+            let _ = Command::new("kill")
+                .args(["-INT", &child.id().to_string()])
+                .status();
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        child.wait_with_output().expect("jmxr ends");
+        assert!(still_running, "{fixture}: the run ended early");
+        assert_eq!(seen, vec!["quick".to_string(); users], "{fixture}");
+    }
 }

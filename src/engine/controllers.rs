@@ -186,6 +186,7 @@ impl VirtualUser {
                     return self.run_pass(c).await;
                 }
                 let lock = self.user.run.lock_named(&name);
+                self.send_pending().await;
                 let _held = lock.lock().await;
                 self.run_pass(c).await
             }

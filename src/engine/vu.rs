@@ -6,15 +6,19 @@
 //! thread group's on-error action. Recording goes through the open Transaction
 //! Controllers of this user, innermost first.
 
+use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::task::Poll;
 
 use tokio::time::Instant;
 
 use super::controllers::Flow;
 use super::UserState;
 use crate::plan::{OnError, SampleContext, SamplerNode, ScopePackage, ThreadGroup};
-use crate::results::{FastMap, ResultsBus, SampleAction, SampleEvent, SampleResult, Text};
+use crate::results::{
+    FastMap, PendingSamples, ResultsBus, SampleAction, SampleEvent, SampleResult, Text,
+};
 
 /// A Transaction Controller that is open on this user's stack.
 pub(super) struct OpenTransaction {
@@ -61,6 +65,8 @@ pub struct VirtualUser {
     /// the plan's list): the plan's lists are shared by all users, and cloning them per
     /// sample made every worker write the same reference counts.
     listener_lists: FastMap<usize, Arc<[usize]>>,
+    /// Samples recorded but not yet on the bus; sent before the user can wait.
+    pending: PendingSamples,
 }
 
 impl VirtualUser {
@@ -85,6 +91,7 @@ impl VirtualUser {
             concurrency: None,
             run,
             listener_lists: FastMap::default(),
+            pending: PendingSamples::default(),
         }
     }
 
@@ -92,6 +99,12 @@ impl VirtualUser {
     /// time passes, or a stop is asked for. True when the user left its Concurrency
     /// Thread Group's level (it is no longer counted there).
     pub async fn run(mut self) -> bool {
+        let left = self.run_loops().await;
+        self.send_pending().await;
+        left
+    }
+
+    async fn run_loops(&mut self) -> bool {
         let loops = match self.loops_override {
             Some(loops) => loops,
             None => {
@@ -177,10 +190,22 @@ impl VirtualUser {
         };
         // The sample first: one that completes at once (a UDP send) never registers with
         // the run-wide stop signal, which every user would otherwise contend for.
-        let outcome = tokio::select! {
-            biased;
-            result = node.sampler.sample(&mut cx) => Some(result),
-            _ = run.stop_now.cancelled() => None,
+        let outcome = {
+            let mut sample = std::pin::pin!(node.sampler.sample(&mut cx));
+            let first = std::future::poll_fn(|task| Poll::Ready(sample.as_mut().poll(task))).await;
+            match first {
+                Poll::Ready(result) => Some(result),
+                Poll::Pending => {
+                    // The sample waits (a response, a pause): the user's recorded samples
+                    // go out first rather than sit here meanwhile.
+                    send_pending(&mut self.pending, &self.bus).await;
+                    tokio::select! {
+                        biased;
+                        result = sample.as_mut() => Some(result),
+                        _ = run.stop_now.cancelled() => None,
+                    }
+                }
+            }
         };
         let action = cx.action;
         match outcome {
@@ -233,6 +258,7 @@ impl VirtualUser {
         if self.user.end_time.is_some_and(|end| wake > end) {
             return false;
         }
+        self.send_pending().await;
         self.user.pause(delay as u64).await
     }
 
@@ -366,7 +392,34 @@ impl VirtualUser {
                 .or_insert_with(|| Arc::from(&listeners[..]))
                 .clone();
             let event = SampleEvent { result, listeners };
-            self.bus.publish(event).await;
+            if self.pending.push(event) {
+                self.send_pending().await;
+            }
+            // Publishing no longer waits on the bus for every sample, which made a user
+            // whose samples complete at once give its worker back now and then: the
+            // runtime's budget does that instead.
+            tokio::task::consume_budget().await;
+        }
+    }
+
+    /// Puts the user's recorded samples on the bus (waiting for room if it is full).
+    pub(super) async fn send_pending(&mut self) {
+        send_pending(&mut self.pending, &self.bus).await;
+    }
+}
+
+async fn send_pending(pending: &mut PendingSamples, bus: &ResultsBus) {
+    if !pending.is_empty() {
+        bus.publish(pending.take()).await;
+    }
+}
+
+impl Drop for VirtualUser {
+    /// A user normally sends its samples before it ends; one dropped early (its task
+    /// panicked) still hands over what it holds if the bus has room.
+    fn drop(&mut self) {
+        if !self.pending.is_empty() {
+            self.bus.try_publish(self.pending.take());
         }
     }
 }

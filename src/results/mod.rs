@@ -26,7 +26,7 @@ mod xml;
 
 pub use aggregate::{AggregateSettings, Aggregator, ApdexThresholds, Observation, Summary, TOTAL};
 pub use aggregate_graphs::{graphs, Graph, Page, XAxis};
-pub use bus::{ResultsBus, SampleEvent, Sink, BUS_CAPACITY};
+pub use bus::{PendingSamples, ResultsBus, SampleEvent, Sink, BUS_CAPACITY};
 pub use csv::{csv_header, quote, write_csv_row, write_csv_sample};
 pub use date_format::{DatePattern, InvalidPattern};
 pub use fast_hash::FastMap;
