@@ -17,7 +17,8 @@ use crate::expr::{FunctionRegistry, Properties, TestInfo, ThreadInfo, Variables}
 use crate::jmx;
 use crate::plan::{self, PlanOutcome, Severity};
 use crate::results::{
-    Collector, JtlFiles, ResultsBus, SampleEvent, SaveConfig, Sink, Summariser, BUS_CAPACITY,
+    AutoStop, AutoStopLimits, Collector, JtlFiles, ResultsBus, SampleEvent, SaveConfig, Sink,
+    StopRun, Summariser, SystemClock, BUS_CAPACITY,
 };
 use crate::runlog;
 
@@ -32,6 +33,8 @@ pub enum Outcome {
     Unsupported,
     /// Stopped by Ctrl-C or SIGTERM.
     Interrupted,
+    /// Stopped by an AutoStop Listener's condition.
+    AutoStopped,
 }
 
 impl Outcome {
@@ -41,6 +44,7 @@ impl Outcome {
             Outcome::BadInput => 1,
             Outcome::Unsupported => 2,
             Outcome::Interrupted => 3,
+            Outcome::AutoStopped => 4,
         }
     }
 }
@@ -186,6 +190,8 @@ pub async fn run(config: RunConfig) -> Outcome {
     runlog::info("Test has ended");
     if shared.interrupted() {
         Outcome::Interrupted
+    } else if shared.auto_stopped() {
+        Outcome::AutoStopped
     } else if !failures.is_empty() || !problems.is_empty() {
         Outcome::BadInput
     } else {
@@ -370,7 +376,7 @@ pub fn eval_outside_users(template: &crate::expr::Template, shared: &RunShared) 
 fn open_sinks(
     plan: &plan::TestPlan,
     config: &RunConfig,
-    shared: &RunShared,
+    shared: &Arc<RunShared>,
 ) -> Result<Vec<Box<dyn Sink>>, String> {
     let props = &shared.props;
     let mut files = JtlFiles::new();
@@ -436,7 +442,39 @@ fn open_sinks(
         let sink = crate::report::ReportSink::new(props, dir.to_path_buf(), jtl)?;
         sinks.push(Box::new(sink));
     }
+    sinks.extend(auto_stop_sinks(plan, shared));
     Ok(sinks)
+}
+
+/// The plan's AutoStop Listeners, their properties read as the run starts.
+fn auto_stop_sinks(plan: &plan::TestPlan, shared: &Arc<RunShared>) -> Vec<Box<dyn Sink>> {
+    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+    for spec in &plan.auto_stops {
+        let evaluated = spec
+            .values
+            .each_ref()
+            .map(|t| eval_outside_users(t, shared));
+        let mut problems = Vec::new();
+        let limits = AutoStopLimits::read(evaluated.each_ref().map(String::as_str), &mut problems);
+        for problem in problems {
+            let message = format!("{}: {problem}", spec.path);
+            eprintln!("warning: {message}");
+            runlog::warn(&message);
+        }
+        let run = shared.clone();
+        let stop: StopRun = Box::new(move |message: &str| {
+            println!("{message}");
+            runlog::info(message);
+            run.auto_stop();
+        });
+        sinks.push(Box::new(AutoStop::new(
+            spec.id,
+            limits,
+            Box::new(SystemClock),
+            stop,
+        )));
+    }
+    sinks
 }
 
 /// Output files are relative to the working folder; a leading `~/` means the plan's folder.

@@ -145,3 +145,52 @@ fn samples_reach_the_jtl_while_their_users_wait() {
         assert_eq!(seen, vec!["quick".to_string(); users], "{fixture}");
     }
 }
+
+/// Runs `fixture` to its end with extra arguments; the output, the scratch folder and
+/// how long the run took.
+fn run_to_end(
+    fixture: &str,
+    extra: &[&str],
+) -> (std::process::Output, tempfile::TempDir, Duration) {
+    let work = tempfile::tempdir().expect("scratch folder");
+    let plan = fixtures().join(fixture);
+    let started = std::time::Instant::now();
+    let output = Command::new(env!("CARGO_BIN_EXE_jmxr"))
+        .args(["-n", "-t", plan.to_str().unwrap(), "-l", "out.jtl"])
+        .args(extra)
+        .current_dir(work.path())
+        .output()
+        .expect("jmxr runs");
+    (output, work, started.elapsed())
+}
+
+#[test]
+fn an_autostop_listener_stops_the_run_on_the_average_of_its_own_scope() {
+    // The AutoStop Listener sits in the "Slow" group (500 ms recorded per sample, limit
+    // 200 ms for 2 s). The "Fast" group's many 1 ms samples would pull an average over
+    // every sample far below the limit: only the listener's scope may count.
+    const MESSAGE: &str =
+        "AutoStop - Average Response Time is more than 200 for 2s. Auto-shutdown test...";
+    let (output, work, took) = run_to_end("stopping/autostop.jmx", &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(4), "{output:?}");
+    assert!(stdout.contains(MESSAGE), "{stdout}");
+    // The groups would run 20 s; the condition holds within 2-3 s.
+    assert!(took < Duration::from_secs(8), "took {took:?}");
+    let jtl = Jtl::read(&work.path().join("out.jtl"));
+    assert!(jtl.rows.iter().all(|r| r.len() == jtl.header.len()));
+    assert_eq!(jtl.rows.len(), summary_total(&stdout));
+    let labels = jtl.values("label");
+    let slow = labels.iter().filter(|l| *l == "slow").count();
+    assert!((5..=40).contains(&slow), "{slow} slow samples");
+
+    // Within the limit the run goes to its end, with exit code 0.
+    let (output, _work, took) = run_to_end(
+        "stopping/autostop.jmx",
+        &["-Jslow.time=100", "-Jduration=3"],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(!stdout.contains("AutoStop"), "{stdout}");
+    assert!(took >= Duration::from_millis(2900), "took {took:?}");
+}

@@ -61,6 +61,8 @@ pub struct RunShared {
     phase_stopping: std::sync::atomic::AtomicBool,
     /// Set when a signal stopped the run.
     interrupted: std::sync::atomic::AtomicBool,
+    /// Set when an AutoStop Listener stopped the run.
+    auto_stopped: std::sync::atomic::AtomicBool,
     /// Users started, running and finished (thread-count columns, summariser).
     pub counts: Arc<ThreadCounts>,
     /// Active threads per thread group id.
@@ -98,6 +100,7 @@ impl RunShared {
             stop_requested: Default::default(),
             phase_stopping: Default::default(),
             interrupted: Default::default(),
+            auto_stopped: Default::default(),
             counts: Arc::new(ThreadCounts::new()),
             group_active: Mutex::new(HashMap::new()),
             sample_variables,
@@ -157,6 +160,17 @@ impl RunShared {
 
     pub fn interrupted(&self) -> bool {
         self.interrupted.load(Ordering::SeqCst)
+    }
+
+    /// An AutoStop Listener's condition held: the run stops at once, as the plugin stops
+    /// JMeter (`StopTestNow`), and ends with its own exit code.
+    pub fn auto_stop(&self) {
+        self.auto_stopped.store(true, Ordering::SeqCst);
+        self.request_stop_now();
+    }
+
+    pub fn auto_stopped(&self) -> bool {
+        self.auto_stopped.load(Ordering::SeqCst)
     }
 
     pub fn stop_requested(&self) -> bool {

@@ -71,6 +71,7 @@ pub fn build_with_properties(
         elements: Vec::new(),
         next_id: 0,
         listeners: Vec::new(),
+        auto_stops: Vec::new(),
         variables: Vec::new(),
         group_iteration: Vec::new(),
         group_numbers: [0; 3],
@@ -90,6 +91,7 @@ struct Builder<'f> {
     elements: Vec<ElementReport>,
     next_id: usize,
     listeners: Vec<ListenerSpec>,
+    auto_stops: Vec<AutoStopSpec>,
     variables: Vec<Vec<(String, Template)>>,
     /// Iteration listeners of the thread group being built, wherever they sit in it.
     group_iteration: Vec<Arc<dyn IterationListener>>,
@@ -228,6 +230,7 @@ impl<'f> Builder<'f> {
             groups: Vec::new(),
             teardown_groups: Vec::new(),
             listeners: Vec::new(),
+            auto_stops: Vec::new(),
         };
         for other in tree.roots.iter().filter(|e| e.class != "TestPlan") {
             let path = path_join("", other);
@@ -292,6 +295,7 @@ impl<'f> Builder<'f> {
             }
         }
         plan.listeners = std::mem::take(&mut self.listeners);
+        plan.auto_stops = std::mem::take(&mut self.auto_stops);
         plan.variables = std::mem::take(&mut self.variables);
         plan
     }
@@ -575,6 +579,12 @@ impl<'f> Builder<'f> {
                 Some(post) => level.post.push(post),
                 None => cx.error(format!("{class} cannot be built")),
             },
+            Some(Family::Listener) if class == AUTO_STOP => {
+                if let Some(spec) = auto_stop_spec(&mut cx) {
+                    level.listeners.push(spec.id);
+                    self.auto_stops.push(spec);
+                }
+            }
             Some(Family::Listener) => {
                 if let Some(spec) = listener_spec(&mut cx) {
                     level.listeners.push(spec.id);
@@ -622,6 +632,53 @@ fn listener_spec(cx: &mut BuildContext<'_>) -> Option<ListenerSpec> {
         save_config,
         errors_only: cx.flag("ResultCollector.error_logging", false),
         success_only: cx.flag("ResultCollector.success_only_logging", false),
+    })
+}
+
+const AUTO_STOP: &str = "kg.apc.jmeter.reporters.AutoStop";
+
+/// The AutoStop Listener's conditions; `None` (an error) when it asks for one of the
+/// conditions later versions of the plugin added, which jmxr does not evaluate.
+fn auto_stop_spec(cx: &mut BuildContext<'_>) -> Option<AutoStopSpec> {
+    const LATER_CONDITIONS: [&str; 5] = [
+        "percentile_response_time",
+        "rel_percentile_window_secs",
+        "rel_percentile_threshold_pct",
+        "error_count",
+        "custom_validation_duration",
+    ];
+    let asked: Vec<&str> = LATER_CONDITIONS
+        .into_iter()
+        .filter(|name| {
+            cx.element
+                .str_prop(name)
+                .is_some_and(|v| !matches!(v.trim(), "" | "0"))
+        })
+        .collect();
+    if !asked.is_empty() {
+        cx.error(format!(
+            "AutoStop conditions {} are not evaluated; only average response time, \
+             average latency and error rate are",
+            asked.join(", ")
+        ));
+        return None;
+    }
+    let names = [
+        "avg_response_time",
+        "avg_response_time_length",
+        "avg_response_latency",
+        "avg_response_latency_length",
+        "error_rate",
+        "error_rate_length",
+    ];
+    let values = names.map(|name| {
+        let raw = cx.element.str_prop(name).unwrap_or("").to_string();
+        cx.compile(&raw)
+    });
+    Some(AutoStopSpec {
+        id: cx.id,
+        path: cx.path.clone(),
+        values,
     })
 }
 
@@ -673,5 +730,49 @@ fn group_schedule(class: &str, cx: &mut BuildContext<'_>) -> GroupSchedule {
             iterations: cx.setting("Iterations", ""),
         })),
         _ => GroupSchedule::Standard,
+    }
+}
+
+#[cfg(test)]
+mod auto_stop_tests {
+    use super::*;
+    use crate::plan::assertions::test_support::*;
+
+    #[test]
+    fn an_auto_stop_listener_keeps_its_conditions_and_refuses_the_later_ones() {
+        let el = element(
+            AUTO_STOP,
+            "AutoStop",
+            vec![
+                str_prop("avg_response_time", "${__P(limit,250)}"),
+                str_prop("error_rate", "5"),
+                str_prop("percentile_response_time", "0"),
+            ],
+        );
+        let (spec, diagnostics) = build_with_diagnostics(&el, auto_stop_spec);
+        let spec = spec.expect("the three conditions are kept");
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        assert_eq!(spec.id, 7);
+        assert_eq!(spec.values[0].raw(), "${__P(limit,250)}");
+        assert_eq!(spec.values[4].raw(), "5");
+
+        let el = element(
+            AUTO_STOP,
+            "AutoStop",
+            vec![
+                str_prop("avg_response_time", "250"),
+                str_prop("percentile_response_time", "900"),
+                str_prop("error_count", "3"),
+            ],
+        );
+        let (spec, diagnostics) = build_with_diagnostics(&el, auto_stop_spec);
+        assert!(spec.is_none());
+        assert_eq!(diagnostics.len(), 1);
+        assert!(
+            diagnostics[0]
+                .message
+                .contains("percentile_response_time, error_count"),
+            "{diagnostics:?}"
+        );
     }
 }

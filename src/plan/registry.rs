@@ -362,7 +362,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "JSR223Listener" => Listener Supported "JSR223 Listener" SCRIPT;
     "BeanShellListener" => Listener Supported "BeanShell Listener" SCRIPT;
     "BSFListener" => Listener Supported "BSF Listener" SCRIPT;
-    "kg.apc.jmeter.reporters.AutoStop" => Listener Unsupported "jp@gc - AutoStop Listener" "stops the test on response-time or error conditions; not implemented yet (no issue yet)", affects_run: true;
+    "kg.apc.jmeter.reporters.AutoStop" => Listener Supported "jp@gc - AutoStop Listener" "average response time, average latency and error rate over their seconds stop the run at once, with exit code 4; the plugin's later percentile and error-count conditions are refused";
 
     "WorkBench" => NonTest Ignored "WorkBench" "removed before the run, as JMeter does";
     "ProxyControl" => NonTest Ignored "HTTP(S) Test Script Recorder" "recording only";
@@ -482,9 +482,9 @@ mod tests {
     }
 
     #[test]
-    fn a_test_stopping_listener_blocks_and_a_graph_does_not() {
+    fn a_test_stopping_listener_runs_and_a_graph_is_ignored() {
         let autostop = lookup("kg.apc.jmeter.reporters.AutoStop", "").expect("row");
-        assert!(autostop.blocks_run());
+        assert_eq!(autostop.status, Status::Supported);
         let backend = lookup("BackendListener", "BackendListenerGui").expect("row");
         assert!(!backend.blocks_run());
         let composite =

@@ -25,6 +25,8 @@ pub struct TestPlan {
     pub teardown_groups: Vec<Arc<ThreadGroup>>,
     /// Result Collectors that write files, indexed by listener id.
     pub listeners: Vec<ListenerSpec>,
+    /// jp@gc AutoStop Listeners.
+    pub auto_stops: Vec<AutoStopSpec>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,6 +229,17 @@ pub enum ControllerKind {
     CriticalSection {
         lock_name: Template,
     },
+}
+
+/// A jp@gc AutoStop Listener: its listener id (in the scope lists of the samplers it
+/// watches) and its six properties, evaluated when the run starts.
+#[derive(Debug, Clone)]
+pub struct AutoStopSpec {
+    pub id: usize,
+    pub path: Arc<str>,
+    /// `avg_response_time`, `avg_response_time_length`, `avg_response_latency`,
+    /// `avg_response_latency_length`, `error_rate`, `error_rate_length`.
+    pub values: [Template; 6],
 }
 
 /// A Result Collector that writes a file.

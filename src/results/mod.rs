@@ -11,6 +11,7 @@ mod aggregate_graphs;
 mod aggregate_graphs_buckets;
 mod aggregate_graphs_custom;
 mod aggregate_keys;
+mod autostop;
 mod bus;
 mod csv;
 mod date_format;
@@ -26,6 +27,7 @@ mod xml;
 
 pub use aggregate::{AggregateSettings, Aggregator, ApdexThresholds, Observation, Summary, TOTAL};
 pub use aggregate_graphs::{graphs, Graph, Page, XAxis};
+pub use autostop::{AutoStop, AutoStopLimits, StopRun};
 pub use bus::{PendingSamples, ResultsBus, SampleEvent, Sink, BUS_CAPACITY};
 pub use csv::{csv_header, quote, write_csv_row, write_csv_sample};
 pub use date_format::{DatePattern, InvalidPattern};
