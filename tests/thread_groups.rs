@@ -237,3 +237,43 @@ fn concurrency_group_ramps_in_steps_replaces_finished_users_and_follows_its_targ
     }
     assert!(limited.iter().all(|row| jtl.int(row, "grpThreads") <= 2));
 }
+
+/// Samples per whole second of the run, counted from the second of the first sample.
+fn samples_per_second(jtl: &support::Jtl) -> Vec<usize> {
+    let seconds: Vec<i64> = jtl
+        .rows
+        .iter()
+        .map(|row| jtl.int(row, "timeStamp") / 1000)
+        .collect();
+    let first = seconds.iter().copied().min().expect("samples");
+    let last = seconds.iter().copied().max().expect("samples");
+    (first..=last)
+        .map(|s| seconds.iter().filter(|&&t| t == s).count())
+        .collect()
+}
+
+#[test]
+fn tst_feedback_grows_a_concurrency_group_until_the_shaping_timer_gets_its_rate() {
+    // 20 samples/s wanted, 200 ms each: one user makes 5/s, so the level must grow from
+    // its start of 1 to at least 4, from the timer's per-second feedback.
+    let jtl = run_fixture("thread_groups/concurrency_feedback.jmx", &[]);
+    let users: std::collections::BTreeSet<String> = jtl.values("threadName").into_iter().collect();
+    assert!(users.len() >= 4, "{users:?}");
+    let per_second = samples_per_second(&jtl);
+    assert!(per_second.len() >= 6, "{per_second:?}");
+    for (second, &count) in per_second.iter().enumerate().skip(2).take(3) {
+        assert!(
+            (15..=21).contains(&count),
+            "second {second}: {per_second:?}"
+        );
+    }
+
+    // With the level capped at 1 the one user stays alone, at its own pace.
+    let jtl = run_fixture(
+        "thread_groups/concurrency_feedback.jmx",
+        &["-Jfeedback.max=1"],
+    );
+    let users: std::collections::BTreeSet<String> = jtl.values("threadName").into_iter().collect();
+    assert_eq!(users.len(), 1, "{users:?}");
+    assert!(samples_per_second(&jtl).iter().all(|&n| n <= 6));
+}

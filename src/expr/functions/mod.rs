@@ -23,6 +23,7 @@ mod strings;
 mod threads;
 mod time;
 pub(crate) mod time_format;
+mod tst_feedback;
 mod variables;
 mod xpath;
 
@@ -69,6 +70,7 @@ impl FunctionRegistry {
             strings::FUNCTIONS,
             threads::FUNCTIONS,
             time::FUNCTIONS,
+            tst_feedback::FUNCTIONS,
             variables::FUNCTIONS,
             xpath::FUNCTIONS,
             crate::script::functions::FUNCTIONS,

@@ -15,7 +15,14 @@
 //! without polling. A user whose next place would lie past the end of the profile stops,
 //! as the plugin stops the thread groups then. The JMeter property `load_profile`
 //! (`const(...)`, `line(...)`, `step(...)` chunks) replaces the table, as in the plugin.
+//!
+//! At the first sample of each second the timer publishes, as the plugin does, the
+//! properties `<name>_rps` (the new second's rate), `<name>_cntSent` (samples it let go
+//! in the second that ended) and `<name>_cntDelayed` (users waiting in it), which the
+//! `__tstFeedback` function turns into a Concurrency Thread Group's level.
 
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::Mutex;
@@ -56,6 +63,20 @@ struct Booking {
     /// Set when a second with a rate began with no sample booked in it: every user was
     /// busy (the plugin's "No free threads available" warning).
     short_of_users: bool,
+    /// Places booked per second (epoch ms), for the seconds not yet published.
+    booked: BTreeMap<i64, u64>,
+    /// When each waiting user's place comes, epoch ms.
+    wakes: BinaryHeap<Reverse<i64>>,
+    /// The latest second whose feedback was published, epoch ms.
+    published_ms: Option<i64>,
+}
+
+/// What the timer publishes at the start of a second, for `__tstFeedback`.
+#[derive(Debug, PartialEq)]
+struct Feedback {
+    rps: f64,
+    sent: u64,
+    delayed: usize,
 }
 
 /// What a sample gets from the throttle.
@@ -117,17 +138,27 @@ impl Timer for ThroughputShapingTimer {
 
     fn delay_for(&self, user: &mut UserState, _sampler_name: &str) -> i64 {
         let now = crate::samplers::wall_clock_ms();
-        let (place, short_of_users) = {
+        let (place, short_of_users, feedback) = {
             let mut state = self.bookings.lock();
             let booking = match state.as_mut() {
                 Some(booking) => booking,
                 None => state.insert(Booking::start(self.profile(user), now)),
             };
+            let feedback = booking.feedback(now);
             (
                 booking.place(now),
                 std::mem::take(&mut booking.short_of_users),
+                feedback,
             )
         };
+        if let Some(feedback) = feedback {
+            let props = &user.run.props;
+            let name = &self.name;
+            props.set(format!("{name}_cntDelayed"), feedback.delayed.to_string());
+            props.set(format!("{name}_cntSent"), feedback.sent.to_string());
+            // As Java prints a double: `20.0`, `15.671562`.
+            props.set(format!("{name}_rps"), format!("{:?}", feedback.rps));
+        }
         if short_of_users && !self.warned_short_of_users.swap(true, Ordering::Relaxed) {
             crate::runlog::warn(&format!(
                 "{}: a second of the load profile began with every user busy, so its rate \
@@ -155,7 +186,33 @@ impl Booking {
             second_ms: origin_ms,
             taken: 0,
             short_of_users: false,
+            booked: BTreeMap::new(),
+            wakes: BinaryHeap::new(),
+            published_ms: None,
         }
+    }
+
+    /// The feedback of the second `now_ms` is in, the first time it is asked for.
+    fn feedback(&mut self, now_ms: i64) -> Option<Feedback> {
+        let current = now_ms - now_ms.rem_euclid(1000);
+        if self
+            .published_ms
+            .is_some_and(|published| published >= current)
+        {
+            return None;
+        }
+        self.published_ms = Some(current);
+        while self.wakes.peek().is_some_and(|Reverse(at)| *at <= now_ms) {
+            self.wakes.pop();
+        }
+        let sent = self.booked.get(&(current - 1000)).copied().unwrap_or(0);
+        self.booked = self.booked.split_off(&current);
+        let elapsed = (current - self.origin_ms) as f64 / 1000.0;
+        Some(Feedback {
+            rps: rps_at(&self.profile, elapsed).unwrap_or(0.0),
+            sent,
+            delayed: self.wakes.len(),
+        })
     }
 
     fn move_to(&mut self, second_ms: i64) {
@@ -182,7 +239,11 @@ impl Booking {
                 let offset = self.taken as f64 * 1000.0 / rps;
                 if offset < 1000.0 {
                     self.taken += 1;
+                    *self.booked.entry(self.second_ms).or_insert(0) += 1;
                     let at = self.second_ms + offset.ceil() as i64;
+                    if at > now_ms {
+                        self.wakes.push(Reverse(at));
+                    }
                     return Place::After((at - now_ms).max(0));
                 }
             }
@@ -314,6 +375,52 @@ mod tests {
         assert_eq!(booking.place(base + 2000), Place::After(250));
         // Past the profile: the users stop.
         assert_eq!(booking.place(base + 3000), Place::Ended);
+    }
+
+    #[test]
+    fn each_second_publishes_its_rate_the_samples_let_go_and_the_users_waiting() {
+        let base = 1_700_000_000_000;
+        let mut booking = Booking::start(vec![rate(4.0, 4.0, 2), rate(6.0, 6.0, 1)], base + 100);
+        assert_eq!(
+            booking.feedback(base + 100),
+            Some(Feedback {
+                rps: 4.0,
+                sent: 0,
+                delayed: 0
+            })
+        );
+        assert_eq!(booking.feedback(base + 900), None);
+        // Six users arrive at once: places at +0, +250, +500, +750, then +1000, +1250.
+        for _ in 0..6 {
+            booking.place(base + 100);
+        }
+        // At +1100 the place at +1250 is still to come; four went in the first second.
+        assert_eq!(
+            booking.feedback(base + 1100),
+            Some(Feedback {
+                rps: 4.0,
+                sent: 4,
+                delayed: 1
+            })
+        );
+        // Second 2 still has the first row's rate (a row's end is its own, as in the
+        // plugin); second 3 the second row's.
+        assert_eq!(
+            booking.feedback(base + 2000),
+            Some(Feedback {
+                rps: 4.0,
+                sent: 2,
+                delayed: 0
+            })
+        );
+        assert_eq!(
+            booking.feedback(base + 3000),
+            Some(Feedback {
+                rps: 6.0,
+                sent: 0,
+                delayed: 0
+            })
+        );
     }
 
     #[test]
