@@ -395,9 +395,9 @@ impl VirtualUser {
             if self.pending.push(event) {
                 self.send_pending().await;
             }
-            // Publishing no longer waits on the bus for every sample, which made a user
-            // whose samples complete at once give its worker back now and then: the
-            // runtime's budget does that instead.
+            // A send per sample used to spend the runtime's cooperative budget, so a user
+            // whose samples complete at once gave its worker back now and then; with
+            // batches the budget is spent here instead.
             tokio::task::consume_budget().await;
         }
     }
