@@ -116,10 +116,16 @@ impl Properties {
     pub fn get(&self, name: &str) -> Option<String> {
         self.map.read().get(name).cloned()
     }
-    /// Sets a property and returns the previous value.
+    /// Sets a property and returns the previous value. Setting the value a property
+    /// already has keeps the version: plans and functions that store the same value on
+    /// every iteration (`__tstFeedback`, scripts' `props.put`) then do not make every
+    /// cache of property-derived values start again.
     pub fn set(&self, name: impl Into<String>, value: impl Into<String>) -> Option<String> {
-        let previous = self.map.write().insert(name.into(), value.into());
-        self.version.fetch_add(1, Ordering::AcqRel);
+        let value = value.into();
+        let previous = self.map.write().insert(name.into(), value.clone());
+        if previous.as_deref() != Some(value.as_str()) {
+            self.version.fetch_add(1, Ordering::AcqRel);
+        }
         previous
     }
     pub fn remove(&self, name: &str) -> Option<String> {
@@ -185,4 +191,22 @@ pub struct EvalContext<'a> {
     pub sampler_name: &'a str,
     /// The previous sample of this user (`__regexFunction`, scripts).
     pub prev: Option<&'a SampleResult>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Properties;
+
+    #[test]
+    fn only_a_change_moves_the_properties_version() {
+        let props = Properties::new();
+        let start = props.version();
+        assert_eq!(props.set("level", "3"), None);
+        let after_first = props.version();
+        assert_ne!(after_first, start);
+        assert_eq!(props.set("level", "3").as_deref(), Some("3"));
+        assert_eq!(props.version(), after_first);
+        props.set("level", "4");
+        assert_ne!(props.version(), after_first);
+    }
 }
