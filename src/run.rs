@@ -13,7 +13,11 @@ use tokio::sync::mpsc;
 pub use crate::check::check;
 use crate::cli::{ReportConfig, RunConfig};
 use crate::engine::{self, RunShared};
-use crate::expr::{FunctionRegistry, Properties, TestInfo, ThreadInfo, Variables};
+use crate::expr::FunctionRegistry;
+use crate::expr::TestInfo;
+use crate::expr::ThreadInfo;
+use crate::expr::Variables;
+use crate::foundation::properties::Properties;
 use crate::jmx;
 use crate::plan::{self, PlanOutcome, Severity};
 use crate::results::{

@@ -4,9 +4,10 @@
 //! reads property files in JMeter's order of precedence into a [`Command`].
 
 pub mod migrate;
-pub mod properties;
 
 use std::collections::HashMap;
+
+use crate::foundation::properties_file;
 use std::path::PathBuf;
 
 /// A property source, kept in command-line order because order decides precedence.
@@ -415,14 +416,14 @@ impl RawArgs {
     fn properties(&self) -> Result<HashMap<String, String>, CliError> {
         let mut props = HashMap::new();
         match &self.property_file {
-            Some(path) => properties::load_into(path, &mut props).map_err(|source| {
+            Some(path) => properties_file::load_into(path, &mut props).map_err(|source| {
                 CliError::PropertyFile {
                     path: path.clone(),
                     source,
                 }
             })?,
             None => props.extend(
-                properties::SHIPPED_DEFAULTS
+                properties_file::SHIPPED_DEFAULTS
                     .iter()
                     .map(|(k, v)| (k.to_string(), v.to_string())),
             ),
@@ -433,7 +434,7 @@ impl RawArgs {
             .unwrap_or_else(|| "user.properties".into());
         let user_path = PathBuf::from(&user_file);
         if user_path.is_file() {
-            properties::load_into(&user_path, &mut props).map_err(|source| {
+            properties_file::load_into(&user_path, &mut props).map_err(|source| {
                 CliError::PropertyFile {
                     path: user_path.clone(),
                     source,
@@ -442,14 +443,11 @@ impl RawArgs {
         }
         for source in &self.sources {
             match source {
-                PropertySource::File(path) => {
-                    properties::load_into(path, &mut props).map_err(|source| {
-                        CliError::PropertyFile {
-                            path: path.clone(),
-                            source,
-                        }
-                    })?
-                }
+                PropertySource::File(path) => properties_file::load_into(path, &mut props)
+                    .map_err(|source| CliError::PropertyFile {
+                        path: path.clone(),
+                        source,
+                    })?,
                 PropertySource::Define(name, value) if value.is_empty() => {
                     props.remove(name);
                 }

@@ -16,7 +16,6 @@
 mod concurrency;
 mod controllers;
 mod group_windows;
-mod precise_timer;
 mod scheduler;
 mod transaction;
 mod user;
@@ -29,7 +28,9 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
-use crate::expr::{Properties, TestInfo};
+use crate::foundation::properties::Properties;
+
+use crate::expr::TestInfo;
 use crate::results::ThreadCounts;
 
 pub use scheduler::run;

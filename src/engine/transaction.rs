@@ -10,10 +10,10 @@ use std::time::Instant;
 use super::controllers::Flow;
 use super::vu::{OpenTransaction, VirtualUser};
 use crate::plan::Controller;
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 
 fn now_ms() -> i64 {
-    crate::samplers::wall_clock_ms()
+    crate::foundation::clock::wall_clock_ms()
 }
 
 impl VirtualUser {

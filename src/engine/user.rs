@@ -8,7 +8,7 @@ use std::sync::Arc;
 use rand::rngs::SmallRng;
 use std::time::{Duration, Instant};
 
-use super::precise_timer;
+use crate::foundation::precise_timer;
 
 /// Lateness beyond this is not made up: no pause is ever more than a millisecond shorter
 /// than the plan asks, and a stalled machine does not cause a burst.
@@ -16,7 +16,8 @@ const MAX_CARRIED_LATENESS: Duration = Duration::from_millis(1);
 
 use super::RunShared;
 use crate::expr::{EvalContext, ThreadInfo, Variables};
-use crate::results::{FastMap, SampleResult};
+use crate::foundation::fast_hash::FastMap;
+use crate::sample::SampleResult;
 
 pub struct UserState {
     pub vars: Variables,

@@ -15,10 +15,14 @@ use tokio::time::Instant;
 
 use super::controllers::Flow;
 use super::UserState;
+use crate::foundation::fast_hash::FastMap;
 use crate::plan::{OnError, SampleContext, SamplerNode, ScopePackage, ThreadGroup};
-use crate::results::{
-    FastMap, PendingSamples, ResultsBus, SampleAction, SampleEvent, SampleResult, Text,
-};
+use crate::results::PendingSamples;
+use crate::results::ResultsBus;
+use crate::results::SampleEvent;
+use crate::sample::SampleAction;
+use crate::sample::SampleResult;
+use crate::sample::Text;
 
 /// A Transaction Controller that is open on this user's stack.
 pub(super) struct OpenTransaction {

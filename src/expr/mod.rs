@@ -11,7 +11,7 @@ mod context;
 pub(crate) mod functions;
 mod parse;
 
-pub use context::{EvalContext, Properties, TestInfo, ThreadInfo, VariableObject, Variables};
+pub use context::{EvalContext, TestInfo, ThreadInfo, VariableObject, Variables};
 pub(crate) use functions::{hashes, regex as regex_template, unescape_html4};
 pub use functions::{set_log_hook, Constructor, Function, FunctionRegistry, LogHook};
 pub use parse::ExprError;

@@ -28,7 +28,8 @@ use std::sync::Arc;
 use super::extractors::xpath_parse::Version;
 use super::{Assertion, BuildContext};
 use crate::expr::{EvalContext, Template};
-use crate::results::{AssertionResult, SampleResult};
+use crate::sample::AssertionResult;
+use crate::sample::SampleResult;
 
 pub use duration::DurationAssertion;
 pub use html::HtmlAssertion;

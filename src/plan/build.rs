@@ -8,7 +8,6 @@
 //! pre-processors, post-processors and assertions outermost first, config innermost first.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::Arc;
 
 use super::context::argument_rows;
@@ -21,7 +20,7 @@ use super::{
 };
 use crate::expr::{FunctionRegistry, Template};
 use crate::jmx::{Element, TestTree};
-use crate::results::SampleAction;
+use crate::sample::SampleAction;
 use crate::script::elements::{self as script_elements, ScriptElement};
 
 /// One element as `jmxr check` reports it.
@@ -680,21 +679,6 @@ fn auto_stop_spec(cx: &mut BuildContext<'_>) -> Option<AutoStopSpec> {
         path: cx.path.clone(),
         values,
     })
-}
-
-/// Resolves a relative file name as JMeter does for input files: the working folder
-/// first, then the plan's folder.
-pub fn resolve_input(name: &str, plan_dir: &Path) -> std::path::PathBuf {
-    let given = Path::new(name);
-    if given.is_absolute() || given.exists() {
-        return given.to_path_buf();
-    }
-    let beside = plan_dir.join(given);
-    if beside.exists() {
-        beside
-    } else {
-        given.to_path_buf()
-    }
 }
 
 /// The schedule of a thread group by its class (the plugin groups keep their users'

@@ -32,7 +32,8 @@ pub use tree::*;
 
 use crate::engine::UserState;
 use crate::expr::EvalContext;
-use crate::results::{SampleAction, SampleResult};
+use crate::sample::SampleAction;
+use crate::sample::SampleResult;
 
 /// What a sampler gets while it runs.
 pub struct SampleContext<'a> {

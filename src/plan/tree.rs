@@ -8,7 +8,7 @@ use super::{
     Timer,
 };
 use crate::expr::Template;
-use crate::results::SampleAction;
+use crate::sample::SampleAction;
 
 /// A whole runnable plan.
 pub struct TestPlan {

@@ -7,7 +7,12 @@ use std::path::Path;
 
 use super::json::{self, graphs_json, row_stats, statistics_json};
 use super::ReportInfo;
-use crate::results::{graphs, Aggregator, FastMap, Page, Summary, TOTAL};
+use crate::foundation::fast_hash::FastMap;
+use crate::results::graphs;
+use crate::results::Aggregator;
+use crate::results::Page;
+use crate::results::Summary;
+use crate::results::TOTAL;
 
 const INDEX: &str = include_str!("../../report-templates/index.html");
 const PAGE: &str = include_str!("../../report-templates/page.html");

@@ -15,7 +15,7 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
-use crate::expr::Properties;
+use crate::foundation::properties::Properties;
 use crate::results::{
     AggregateSettings, Aggregator, JtlReader, JtlRecord, Observation, SampleEvent, SaveConfig, Sink,
 };

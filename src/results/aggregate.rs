@@ -12,10 +12,11 @@ use super::aggregate_graphs_custom::{
     custom_graph_specs, custom_value, CustomGraphSpec, CustomGraphs,
 };
 use super::aggregate_keys::{ArcIds, Interner};
-use super::fast_hash::FastMap;
 use super::percentile::Distribution;
-use super::{JtlRecord, SampleResult};
-use crate::expr::Properties;
+use super::JtlRecord;
+use crate::foundation::fast_hash::FastMap;
+use crate::foundation::properties::Properties;
+use crate::sample::SampleResult;
 
 /// `Total` row name (JMeter's `reportgenerator_summary_total`).
 pub const TOTAL: &str = "Total";

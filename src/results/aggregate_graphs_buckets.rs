@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use super::fast_hash::FastMap;
+use crate::foundation::fast_hash::FastMap;
 
 /// Values of type `T` keyed by bucket start (epoch ms), in key order.
 #[derive(Debug, Clone)]

@@ -10,7 +10,7 @@
 use super::aggregate::Observation;
 use super::aggregate_graphs::{Graph, Page, XAxis};
 use super::aggregate_graphs_buckets::BucketMap;
-use crate::expr::Properties;
+use crate::foundation::properties::Properties;
 
 const PREFIX: &str = "jmeter.reportgenerator.graph.";
 const CUSTOM_CLASS: &str = "org.apache.jmeter.report.processor.graph.impl.CustomGraphConsumer";

@@ -1,5 +1,5 @@
 use super::*;
-use crate::expr::Properties;
+use crate::foundation::properties::Properties;
 
 #[test]
 fn old_seconds_fold_by_rate_so_memory_stays_flat() {

@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use super::fast_hash::FastMap;
+use crate::foundation::fast_hash::FastMap;
 
 /// How many recently used strings [`Interner`] checks before hashing.
 const RECENT: usize = 4;

@@ -229,7 +229,7 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     use super::*;
-    use crate::results::SampleResult;
+    use crate::sample::SampleResult;
 
     struct TestClock(Arc<AtomicI64>);
 

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::SampleResult;
+use crate::sample::SampleResult;
 
 /// A recorded sample and the in-plan listeners (by listener id) whose scope it is in.
 #[derive(Debug)]

@@ -6,7 +6,9 @@
 
 use std::borrow::Cow;
 
-use super::{SampleResult, SaveConfig};
+use super::SaveConfig;
+
+use crate::sample::SampleResult;
 
 /// JMeter stops descending into sub-results after this many levels.
 const MAX_SUBRESULT_DEPTH: usize = 10;
@@ -297,8 +299,8 @@ fn write_subresult_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::expr::Properties;
-    use crate::results::AssertionResult;
+    use crate::foundation::properties::Properties;
+    use crate::sample::AssertionResult;
     use std::sync::Arc;
 
     fn listener(fields: &[&str]) -> SaveConfig {

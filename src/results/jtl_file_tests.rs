@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::expr::Properties;
-use crate::results::SampleResult;
+use crate::foundation::properties::Properties;
+use crate::sample::SampleResult;
 
 fn config(fields: &[&str]) -> SaveConfig {
     let fields: Vec<(String, String)> = fields

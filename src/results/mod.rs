@@ -15,11 +15,11 @@ mod autostop;
 mod bus;
 mod csv;
 mod date_format;
-mod fast_hash;
+
 mod jtl_file;
 mod percentile;
 mod read;
-mod sample;
+
 mod save_config;
 mod summariser;
 mod thread_counts;
@@ -31,11 +31,9 @@ pub use autostop::{AutoStop, AutoStopLimits, StopRun};
 pub use bus::{PendingSamples, ResultsBus, SampleEvent, Sink, BUS_CAPACITY};
 pub use csv::{csv_header, quote, write_csv_row, write_csv_sample};
 pub use date_format::{DatePattern, InvalidPattern};
-pub use fast_hash::FastMap;
 pub use jtl_file::{Collector, JtlFileSink, JtlFiles, JtlSink};
 pub use percentile::Distribution;
 pub use read::{JtlReader, JtlRecord, ReadError};
-pub use sample::{AssertionResult, SampleAction, SampleResult, Text, TRANSACTION_MESSAGE_PREFIX};
 pub use save_config::{SaveConfig, SaveConfigError};
 pub use summariser::{Clock, Summariser, SystemClock};
 pub use thread_counts::{ThreadCounts, ThreadCountsSnapshot};

@@ -7,7 +7,7 @@
 //! (rolling) or one counter update (exact: an array slot for the usual small values, a
 //! hash-map entry for the others); sorting waits until a percentile is asked for.
 
-use super::fast_hash::FastMap;
+use crate::foundation::fast_hash::FastMap;
 
 /// The values a percentile is taken from.
 #[derive(Debug, Clone)]

@@ -1,5 +1,5 @@
 use super::*;
-use crate::expr::Properties;
+use crate::foundation::properties::Properties;
 
 const HEADER: &str = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect";
 

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use thiserror::Error;
 
 use super::date_format::DatePattern;
-use super::SampleResult;
-use crate::expr::Properties;
+use crate::foundation::properties::Properties;
+use crate::sample::SampleResult;
 
 const PREFIX: &str = "jmeter.save.saveservice.";
 

@@ -10,8 +10,10 @@ use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::{SampleEvent, SampleResult, Sink, ThreadCounts};
-use crate::expr::Properties;
+use super::{SampleEvent, Sink, ThreadCounts};
+
+use crate::foundation::properties::Properties;
+use crate::sample::SampleResult;
 
 /// Seconds after an interval boundary during which a report may still be made.
 const INTERVAL_WINDOW: i64 = 5;

@@ -7,7 +7,11 @@
 //! Children are indented by two spaces per level; an element without children is written
 //! `<x .../>`, a text element with empty text `<x class="java.lang.String"></x>`.
 
-use super::{AssertionResult, SampleResult, SaveConfig};
+use super::SaveConfig;
+
+use crate::sample::AssertionResult;
+
+use crate::sample::SampleResult;
 
 /// The first lines of a new XML file (without the optional `xml_pi` line).
 pub const XML_DECLARATION: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";

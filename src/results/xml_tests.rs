@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::expr::Properties;
+use crate::foundation::properties::Properties;
 
 fn listener(fields: &[&str], props: &Properties) -> SaveConfig {
     let fields: Vec<(String, String)> = fields

@@ -19,9 +19,11 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::plan::{BuildContext, SampleContext, Sampler};
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 
-use super::{new_result, Stopwatch};
+use super::new_result;
+
+use crate::sample::Stopwatch;
 
 /// The sections a Debug Sampler shows.
 pub struct DebugSampler {
@@ -197,7 +199,7 @@ pub(crate) fn system_properties() -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::expr::Properties;
+    use crate::foundation::properties::Properties;
     use crate::samplers::test_support::*;
     use tokio_util::sync::CancellationToken;
 

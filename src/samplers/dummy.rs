@@ -14,9 +14,13 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::plan::{BuildContext, SampleContext, Sampler, Setting};
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 
-use super::{new_result, sleep_unless_stopped, wall_clock_ms, Stopwatch};
+use super::{new_result, sleep_unless_stopped};
+
+use crate::foundation::clock::wall_clock_ms;
+
+use crate::sample::Stopwatch;
 
 pub struct DummySampler {
     successful: Setting,

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::plan::{BuildContext, SampleContext, Sampler, Setting};
-use crate::results::{SampleAction, SampleResult};
+use crate::sample::SampleAction;
+use crate::sample::SampleResult;
 
 /// `ActionProcessor.action` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,8 +14,15 @@ use std::sync::Arc;
 
 use rhai::{Array, Blob, Dynamic, Engine, ImmutableString};
 
-use crate::expr::{Properties, ThreadInfo, VariableObject, Variables};
-use crate::results::{SampleAction, SampleResult};
+use crate::foundation::properties::Properties;
+
+use crate::expr::ThreadInfo;
+
+use crate::expr::VariableObject;
+
+use crate::expr::Variables;
+use crate::sample::SampleAction;
+use crate::sample::SampleResult;
 
 /// Where a result binding's sample lives for one call.
 #[derive(Default)]

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use rhai::{Blob, Dynamic, Engine};
 
 use super::bindings::{read_result, stop_action, text_of, write_result, ResultRef};
-use crate::results::{SampleAction, SampleResult};
+use crate::sample::SampleAction;
+use crate::sample::SampleResult;
 
 fn text(value: &Dynamic) -> String {
     text_of(value).unwrap_or_default()

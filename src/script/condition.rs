@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::expr::Properties;
+use crate::foundation::properties::Properties;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {

@@ -23,8 +23,10 @@ use crate::plan::{
     Assertion, BuildContext, PostProcessor, PreProcessor, SampleContext, SampleListener, Sampler,
     Timer,
 };
-use crate::results::{AssertionResult, SampleResult};
-use crate::samplers::{new_result, Stopwatch};
+use crate::sample::AssertionResult;
+use crate::sample::SampleResult;
+use crate::sample::Stopwatch;
+use crate::samplers::new_result;
 
 /// The three families of script element, which differ in bindings and outcomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

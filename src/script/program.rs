@@ -268,7 +268,7 @@ fn compile_or_report(
 /// Reads a script file named relative to the working folder, then the plan's folder.
 fn read_script_file(cx: &mut BuildContext<'_>, name: &str) -> Option<String> {
     let plan_dir = cx.plan_dir();
-    let path = crate::plan::build::resolve_input(name, &plan_dir);
+    let path = crate::foundation::paths::resolve_input(name, &plan_dir);
     match std::fs::read_to_string(&path) {
         Ok(text) => Some(text),
         Err(err) => {

@@ -163,8 +163,9 @@ fn receive(socket: &UdpSocket, sequence: bool, stop: &AtomicBool) -> Counts {
         // Timeouts (and transient errors such as ICMP reports) only mean: look again.
         let taken = batch
             .receive(socket, |len, head| {
-                let second = *second
-                    .get_or_insert_with(|| crate::samplers::wall_clock_ms().div_euclid(1000));
+                let second = *second.get_or_insert_with(|| {
+                    crate::foundation::clock::wall_clock_ms().div_euclid(1000)
+                });
                 counts.record_sized(second, len, head);
             })
             .unwrap_or(0);
@@ -187,7 +188,7 @@ fn receive(socket: &UdpSocket, sequence: bool, stop: &AtomicBool) -> Counts {
     while !stop.load(Ordering::Relaxed) {
         match socket.recv(&mut buffer) {
             Ok(len) => {
-                let second = crate::samplers::wall_clock_ms().div_euclid(1000);
+                let second = crate::foundation::clock::wall_clock_ms().div_euclid(1000);
                 counts.record(second, &buffer[..len]);
             }
             // Timeouts (and transient errors such as ICMP reports) only mean: look again.

@@ -63,16 +63,7 @@ const ERR: &str = "**ERR**";
 
 /// Finds `name` in the working folder, then in the plan's folder.
 pub(super) fn resolve(name: &str, test: &TestInfo) -> PathBuf {
-    let path = Path::new(name);
-    if path.is_absolute() || path.exists() {
-        return path.to_path_buf();
-    }
-    let beside_plan = test.plan_dir.join(path);
-    if beside_plan.exists() {
-        beside_plan
-    } else {
-        path.to_path_buf()
-    }
+    crate::foundation::paths::resolve_input(name, &test.plan_dir)
 }
 
 /// One `__StringFromFile(file[,var[,start[,end]]])` occurrence. With `start`, the file name

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use super::{failure, grouped, passed, Check, Scope};
 use crate::expr::EvalContext;
 use crate::plan::{Assertion, BuildContext, Setting};
-use crate::results::{AssertionResult, SampleResult};
+use crate::sample::AssertionResult;
+use crate::sample::SampleResult;
 
 pub struct DurationAssertion {
     name: Arc<str>,

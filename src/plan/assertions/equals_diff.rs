@@ -4,7 +4,7 @@
 //! JMeter works on Java `char`s (UTF-16 code units), so lengths, truncation and padding
 //! are counted in those units here too.
 
-use crate::expr::Properties;
+use crate::foundation::properties::Properties;
 
 /// The look of the excerpt, from the properties JMeter reads for it.
 pub(super) struct DiffStyle {

@@ -16,7 +16,8 @@ use crate::plan::extractors::html_parse::parse_html;
 use crate::plan::extractors::xml_dom::{parse_xml, NodeKind};
 use crate::plan::extractors::xml_load::{is_tidy_tag, unknown_elements};
 use crate::plan::{Assertion, BuildContext};
-use crate::results::{AssertionResult, SampleResult};
+use crate::sample::AssertionResult;
+use crate::sample::SampleResult;
 
 pub struct HtmlAssertion {
     name: Arc<str>,

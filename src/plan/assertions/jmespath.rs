@@ -12,7 +12,8 @@ use serde_json::Value;
 use crate::expr::{EvalContext, Template};
 use crate::plan::extractors::jmespath::JmesPath;
 use crate::plan::{Assertion, BuildContext};
-use crate::results::{AssertionResult, SampleResult};
+use crate::sample::AssertionResult;
+use crate::sample::SampleResult;
 
 use super::RESPONSE_WAS_NULL;
 

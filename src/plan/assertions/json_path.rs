@@ -22,7 +22,8 @@ use serde_json::Value;
 use crate::expr::{EvalContext, Template};
 use crate::plan::extractors::{jsonpath::JsonPath, object_text, utf8_text};
 use crate::plan::{Assertion, BuildContext};
-use crate::results::{AssertionResult, SampleResult};
+use crate::sample::AssertionResult;
+use crate::sample::SampleResult;
 
 use super::RESPONSE_WAS_NULL;
 

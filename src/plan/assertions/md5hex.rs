@@ -6,7 +6,8 @@ use std::sync::Arc;
 use crate::expr::hashes::{digest, hex};
 use crate::expr::{EvalContext, Template};
 use crate::plan::{Assertion, BuildContext};
-use crate::results::{AssertionResult, SampleResult};
+use crate::sample::AssertionResult;
+use crate::sample::SampleResult;
 
 use super::RESPONSE_WAS_NULL;
 

@@ -18,10 +18,13 @@ use memchr::memmem::{self, Finder};
 use super::equals_diff::DiffStyle;
 use super::pattern::{Pattern, RegexUse};
 use super::{failure, passed, Check, Scope, RESPONSE_WAS_NULL};
-use crate::expr::{EvalContext, Properties, Template};
+use crate::expr::EvalContext;
+use crate::expr::Template;
+use crate::foundation::properties::Properties;
 use crate::plan::extractors::utf8_text;
 use crate::plan::{Assertion, BuildContext};
-use crate::results::{AssertionResult, SampleResult};
+use crate::sample::AssertionResult;
+use crate::sample::SampleResult;
 
 const MATCH: i64 = 1;
 const CONTAINS: i64 = 2;

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use super::{failure, grouped, java_parse_long, passed, threw, Check, Scope};
 use crate::expr::{EvalContext, Template};
 use crate::plan::{Assertion, BuildContext, Setting};
-use crate::results::{AssertionResult, SampleResult};
+use crate::sample::AssertionResult;
+use crate::sample::SampleResult;
 
 /// What is measured (`Assertion.test_field`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,10 +8,14 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
 use crate::engine::{RunShared, UserState};
-use crate::expr::{FunctionRegistry, Properties, TestInfo, ThreadInfo, Variables};
+use crate::expr::FunctionRegistry;
+use crate::expr::TestInfo;
+use crate::expr::ThreadInfo;
+use crate::expr::Variables;
+use crate::foundation::properties::Properties;
 use crate::jmx::{Element, PropValue, Property, ScalarKind, Span};
 use crate::plan::{Assertion, BuildContext, Diagnostic};
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 
 pub fn str_prop(name: &str, text: &str) -> Property {
     scalar(name, ScalarKind::String, text)

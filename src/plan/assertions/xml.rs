@@ -12,7 +12,8 @@ use roxmltree::{Document, Error, ParsingOptions};
 
 use crate::expr::EvalContext;
 use crate::plan::{Assertion, BuildContext};
-use crate::results::{AssertionResult, SampleResult};
+use crate::sample::AssertionResult;
+use crate::sample::SampleResult;
 
 use super::RESPONSE_WAS_NULL;
 

@@ -19,7 +19,8 @@ use crate::plan::extractors::xpath::{Value, XPath};
 use crate::plan::extractors::xpath_parse::Version;
 use crate::plan::extractors::xpath_query::Query;
 use crate::plan::{Assertion, BuildContext};
-use crate::results::{AssertionResult, SampleResult};
+use crate::sample::AssertionResult;
+use crate::sample::SampleResult;
 
 pub struct XPathAssertion {
     name: Arc<str>,

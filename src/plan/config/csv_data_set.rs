@@ -21,7 +21,7 @@ use parking_lot::Mutex;
 use super::csv_file::{split_quoted, CsvFile, Encoding, Quoted, Split};
 use crate::engine::UserState;
 use crate::expr::Template;
-use crate::plan::build::resolve_input;
+use crate::foundation::paths::resolve_input;
 use crate::plan::{BuildContext, IterationListener};
 
 /// JMeter's default value of `csvdataset.eofstring`.

@@ -13,7 +13,7 @@
 //! then the plan's folder). `storeSysProp` has no meaning without a JVM.
 
 use crate::expr::Template;
-use crate::plan::build::resolve_input;
+use crate::foundation::paths::resolve_input;
 use crate::plan::BuildContext;
 
 /// The variables the element defines, in file order (a later line with the same name

@@ -16,7 +16,7 @@ use super::{pick, take_match_count, utf8_text, Field, Scope};
 use crate::engine::UserState;
 use crate::expr::{EvalContext, Template};
 use crate::plan::{BuildContext, PostProcessor, Setting};
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 
 pub struct BoundaryExtractor {
     field: Field,

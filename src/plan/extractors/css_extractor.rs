@@ -18,7 +18,7 @@ use super::{take_match_count, Field, Scope};
 use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor, Setting};
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 
 pub struct CssExtractor {
     scope: Scope,

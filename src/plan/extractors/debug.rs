@@ -7,9 +7,9 @@
 
 use crate::engine::UserState;
 use crate::plan::{BuildContext, PostProcessor};
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
+use crate::sample::Stopwatch;
 use crate::samplers::debug::{system_properties, write_section};
-use crate::samplers::Stopwatch;
 
 pub struct DebugPostProcessor {
     name: std::sync::Arc<str>,

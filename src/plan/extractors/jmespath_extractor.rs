@@ -14,7 +14,7 @@ use super::Scope;
 use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor};
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 
 pub struct JmesPathExtractor {
     scope: Scope,

@@ -22,7 +22,7 @@ use super::{utf8_text, Scope};
 use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor};
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 
 pub struct JsonExtractor {
     scope: Scope,

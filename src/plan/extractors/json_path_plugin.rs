@@ -15,7 +15,7 @@ use super::utf8_text;
 use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor};
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 use serde_json::Value;
 
 /// The element's class.

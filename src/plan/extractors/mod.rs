@@ -46,7 +46,7 @@ use rand::Rng;
 use super::{BuildContext, PostProcessor};
 use crate::engine::UserState;
 use crate::expr::Template;
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 
 pub use self::boundary::BoundaryExtractor;
 pub use self::css_extractor::CssExtractor;

@@ -17,7 +17,7 @@ use crate::engine::UserState;
 use crate::expr::regex_template::{parse_template, render_template, Piece};
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor, Setting};
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 
 pub struct RegexExtractor {
     field: Field,

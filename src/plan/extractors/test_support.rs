@@ -8,7 +8,7 @@ use crate::jmx::Element;
 use crate::plan::assertions::test_support::{build_with_diagnostics, element, str_prop};
 pub use crate::plan::assertions::test_support::{user, with_cx as with_build};
 use crate::plan::BuildContext;
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 
 pub fn extractor_element(class: &str, props: &[(&str, &str)]) -> Element {
     element(

@@ -209,7 +209,7 @@ pub fn configured_namespaces(properties: &HashMap<String, String>) -> Vec<(Strin
     };
     let path = Path::new(name.trim());
     match std::fs::read_to_string(path) {
-        Ok(text) => crate::cli::properties::parse(&text),
+        Ok(text) => crate::foundation::properties_file::parse(&text),
         Err(err) => {
             crate::runlog::error(&format!(
                 "Cannot read XPath namespace configuration {}: {err}",

@@ -24,7 +24,7 @@ use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::assertions::saxon_parse_message;
 use crate::plan::{BuildContext, PostProcessor, Setting};
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 
 pub struct XPath2Extractor {
     name: Arc<str>,

@@ -24,7 +24,8 @@ use super::{take_match_count, Field, Scope};
 use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor, Setting};
-use crate::results::{AssertionResult, SampleResult};
+use crate::sample::AssertionResult;
+use crate::sample::SampleResult;
 
 pub struct XPathExtractor {
     name: Arc<str>,

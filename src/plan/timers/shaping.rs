@@ -137,7 +137,7 @@ impl Timer for ThroughputShapingTimer {
     }
 
     fn delay_for(&self, user: &mut UserState, _sampler_name: &str) -> i64 {
-        let now = crate::samplers::wall_clock_ms();
+        let now = crate::foundation::clock::wall_clock_ms();
         let (place, short_of_users, feedback) = {
             let mut state = self.bookings.lock();
             let booking = match state.as_mut() {

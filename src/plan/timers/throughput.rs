@@ -146,7 +146,7 @@ impl Timer for ConstantThroughputTimer {
     }
 
     fn delay_for(&self, user: &mut UserState, sampler_name: &str) -> i64 {
-        let now = crate::samplers::wall_clock_ms();
+        let now = crate::foundation::clock::wall_clock_ms();
         let interval = self.interval(user, sampler_name, now);
         let previous = &mut user.slot(self.id, Pacing::default).previous;
         // With no previous sample the target lies in the past: the first sample goes at once.

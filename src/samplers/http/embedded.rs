@@ -28,7 +28,7 @@ use super::redirects::accumulate_sizes;
 use super::url::Url;
 use super::{file, Hop, HttpSampler};
 use crate::plan::SampleContext;
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 
 /// What the sampler was told about embedded resources, read at plan time.
 pub struct EmbeddedSpec {

@@ -11,8 +11,9 @@ use super::client::TransportError;
 use super::response;
 use super::url::Url;
 use crate::plan::SampleContext;
-use crate::results::SampleResult;
-use crate::samplers::{new_result, Stopwatch};
+use crate::sample::SampleResult;
+use crate::sample::Stopwatch;
+use crate::samplers::new_result;
 
 pub fn sample(cx: &SampleContext<'_>, label: Arc<str>, url: &Url, encoding: &str) -> SampleResult {
     let mut result = new_result(cx, label);

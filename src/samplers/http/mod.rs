@@ -50,12 +50,13 @@ use async_trait::async_trait;
 
 use crate::jmx::Element;
 use crate::plan::{BuildContext, SampleContext, Sampler};
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 
 use self::client::{Outgoing, Pool, TransportError};
 use self::config::HttpSpec;
 use self::url::Url;
-use super::{new_result, wall_clock_ms};
+use super::new_result;
+use crate::foundation::clock::wall_clock_ms;
 
 pub(super) use self::bzm::build as build_bzm_http2;
 

@@ -27,7 +27,8 @@ use super::url::Url;
 use super::{HttpSampler, UserHttp, HTTP_SLOT};
 use crate::engine::UserState;
 use crate::plan::SampleContext;
-use crate::results::{SampleAction, SampleResult};
+use crate::sample::SampleAction;
+use crate::sample::SampleResult;
 
 /// `HTTPSamplerBase.CONCURRENT_POOL_SIZE`: the pool size when the setting is not a number.
 const DEFAULT_POOL_SIZE: i64 = 6;

@@ -8,7 +8,7 @@ use super::client::TransportError;
 use super::url::Url;
 use super::{response, Hop, HttpSampler};
 use crate::plan::SampleContext;
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 
 /// `httpsampler.max_redirects` default.
 const DEFAULT_MAX_REDIRECTS: usize = 20;

@@ -4,7 +4,8 @@
 use std::io::Read;
 
 use super::client::{head_lines, Incoming, TransportError};
-use crate::results::{SampleResult, Text};
+use crate::sample::SampleResult;
+use crate::sample::Text;
 
 /// Status codes JMeter treats as redirects (`HTTPSampleResult.isRedirect`).
 pub fn is_redirect_code(code: u16) -> bool {

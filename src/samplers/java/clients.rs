@@ -10,9 +10,12 @@
 
 use std::sync::Arc;
 
+use crate::foundation::clock::wall_clock_ms;
 use crate::plan::SampleContext;
-use crate::results::SampleResult;
-use crate::samplers::{new_result, sleep_unless_stopped, wall_clock_ms, Stopwatch};
+use crate::sample::SampleResult;
+use crate::sample::Stopwatch;
+use crate::samplers::new_result;
+use crate::samplers::sleep_unless_stopped;
 
 use super::{sleep_ms, Parameters, ELEMENT_NAME};
 
@@ -102,7 +105,7 @@ mod tests {
 
     use tokio_util::sync::CancellationToken;
 
-    use crate::expr::Properties;
+    use crate::foundation::properties::Properties;
     use crate::jmx::Element;
     use crate::samplers::java::{JAVA_TEST, SLEEP_TEST};
     use crate::samplers::test_support::*;

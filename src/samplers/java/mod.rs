@@ -21,13 +21,15 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::expr::{Template, TemplateValue};
+use crate::foundation::fast_hash::FastMap;
 use crate::jmx::Element;
 use crate::plan::context::argument_rows;
 use crate::plan::{BuildContext, SampleContext, Sampler};
-use crate::results::{FastMap, SampleResult};
+use crate::sample::SampleResult;
 
+use super::new_result;
 use super::udp::sender::{SendSettings, UdpSender, MAX_UNFRAGMENTED_PAYLOAD};
-use super::{new_result, wall_clock_ms};
+use crate::foundation::clock::wall_clock_ms;
 use mapping::Native;
 
 /// The client class JMeter ships as a configurable dummy sampler.

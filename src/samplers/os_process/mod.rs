@@ -34,9 +34,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::expr::Template;
 use crate::plan::{BuildContext, SampleContext, Sampler, Setting};
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
 
-use super::{new_result, Stopwatch};
+use super::new_result;
+
+use crate::sample::Stopwatch;
 
 /// An OS Process Sampler with its compiled settings.
 pub struct OsProcessSampler {

@@ -5,7 +5,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::*;
-use crate::expr::Properties;
+use crate::foundation::properties::Properties;
 use crate::jmx::{Element, Property};
 use crate::samplers::test_support::*;
 

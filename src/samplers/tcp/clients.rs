@@ -54,7 +54,7 @@ pub struct Client {
 
 /// Records the latency (ms since the sample started) when the first bytes arrive.
 pub struct Latency<'a> {
-    pub watch: &'a crate::samplers::Stopwatch,
+    pub watch: &'a crate::sample::Stopwatch,
     pub ms: Option<i64>,
 }
 

@@ -24,8 +24,9 @@ use async_trait::async_trait;
 use crate::expr::Template;
 use crate::jmx::Element;
 use crate::plan::{BuildContext, SampleContext, Sampler};
-use crate::results::SampleResult;
-use crate::samplers::{new_result, Stopwatch};
+use crate::sample::SampleResult;
+use crate::sample::Stopwatch;
+use crate::samplers::new_result;
 
 use clients::{eol_byte, Client, ClientKind};
 

@@ -28,8 +28,9 @@ use async_trait::async_trait;
 use tokio::net::UdpSocket;
 
 use crate::plan::{BuildContext, SampleContext, Sampler, Setting};
-use crate::results::SampleResult;
-use crate::samplers::{new_result, Stopwatch};
+use crate::sample::SampleResult;
+use crate::sample::Stopwatch;
+use crate::samplers::new_result;
 
 use crate::samplers::bytes::{hex_to_bytes, to_hex, windows_1252};
 

@@ -38,9 +38,9 @@ use rand::Rng;
 use std::net::UdpSocket;
 
 use crate::plan::SampleContext;
-use crate::results::SampleResult;
+use crate::sample::SampleResult;
+use crate::sample::Stopwatch;
 use crate::samplers::java::Parameters;
-use crate::samplers::Stopwatch;
 
 /// The largest payload that fits one Ethernet frame (1500 − 20 IPv4 − 8 UDP); beyond it
 /// datagrams are fragmented, and losing one fragment loses the datagram.

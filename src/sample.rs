@@ -1,6 +1,9 @@
 //! `SampleResult`: one measurement, as JMeter's `SampleResult` defines it.
 
 use std::sync::Arc;
+use std::time::Instant;
+
+use crate::foundation::clock::wall_clock_ms_at;
 
 /// A response code or message: mostly a constant of the sampler (`200`, `OK`, `udp send
 /// ok`), which then costs no allocation (and no free on the results thread).
@@ -211,5 +214,41 @@ impl SampleResult {
         self.bytes_override = self.bytes() + child.bytes();
         self.sent_bytes += child.sent_bytes;
         self.subresults.push(child);
+    }
+}
+
+/// Times one sample on the monotonic clock, so clock adjustments never distort
+/// durations; the start stamp JMeter writes is that instant on the wall clock (see
+/// [`wall_clock_ms_at`](crate::foundation::clock::wall_clock_ms_at)).
+pub struct Stopwatch {
+    start_ms: i64,
+    started: Instant,
+}
+
+impl Stopwatch {
+    pub fn start() -> Stopwatch {
+        let started = Instant::now();
+        Stopwatch {
+            start_ms: wall_clock_ms_at(started),
+            started,
+        }
+    }
+
+    /// The start, epoch ms.
+    pub fn start_ms(&self) -> i64 {
+        self.start_ms
+    }
+
+    /// Milliseconds since the start (for latency and connect time).
+    pub fn elapsed_ms(&self) -> i64 {
+        i64::try_from(self.started.elapsed().as_millis()).unwrap_or(i64::MAX)
+    }
+
+    /// Records start, end and elapsed on `result` (end = start + elapsed).
+    pub fn stop(&self, result: &mut SampleResult) {
+        let elapsed = i64::try_from(self.started.elapsed().as_millis()).unwrap_or(i64::MAX);
+        result.start_time = self.start_ms;
+        result.elapsed = elapsed;
+        result.end_time = self.start_ms.saturating_add(elapsed);
     }
 }

@@ -1,0 +1,13 @@
+//! Foundations: small pieces every layer uses and that import nothing of the project.
+//!
+//! [`properties`] is JMeter's global property table and [`properties_file`] how
+//! `.properties` files are read; [`clock`] stamps samples on one wall-clock time line and
+//! [`precise_timer`] wakes users with sub-millisecond precision; [`fast_hash`] is the
+//! hasher of the per-sample lookups; [`paths`] finds the files a plan names.
+
+pub mod clock;
+pub mod fast_hash;
+pub mod paths;
+pub mod precise_timer;
+pub mod properties;
+pub mod properties_file;
