@@ -25,3 +25,4 @@ pub mod sample;
 pub mod samplers;
 pub mod script;
 pub mod udp_sink;
+pub mod user_state;

@@ -12,11 +12,8 @@ use tokio::sync::mpsc;
 
 pub use crate::check::check;
 use crate::cli::{ReportConfig, RunConfig};
-use crate::engine::{self, RunShared};
+use crate::engine;
 use crate::expr::FunctionRegistry;
-use crate::expr::TestInfo;
-use crate::expr::ThreadInfo;
-use crate::expr::Variables;
 use crate::foundation::properties::Properties;
 use crate::jmx;
 use crate::plan::{self, PlanOutcome, Severity};
@@ -25,6 +22,10 @@ use crate::results::{
     StopRun, Summariser, SystemClock, BUS_CAPACITY,
 };
 use crate::runlog;
+use crate::user_state::RunShared;
+use crate::user_state::TestInfo;
+use crate::user_state::ThreadInfo;
+use crate::user_state::Variables;
 
 /// How an invocation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,10 +17,13 @@ use tokio::sync::Notify;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use super::{scheduler, RunShared};
-use crate::expr::{EvalContext, Variables};
+use super::scheduler;
+
 use crate::plan::{ConcurrencySettings, Setting, ThreadGroup};
 use crate::results::ResultsBus;
+use crate::user_state::EvalContext;
+use crate::user_state::RunShared;
+use crate::user_state::Variables;
 
 /// The group's ramp, hold and target, as evaluated (seconds).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -15,11 +15,14 @@ use tokio::time::Instant;
 use super::concurrency;
 use super::group_windows::{self, UserWindow};
 use super::vu::VirtualUser;
-use super::{RunShared, UserState};
-use crate::expr::{EvalContext, ThreadInfo, Variables};
 use crate::plan::{GroupSchedule, Setting, TestPlan, ThreadGroup};
 use crate::results::ResultsBus;
 use crate::runlog;
+use crate::user_state::EvalContext;
+use crate::user_state::RunShared;
+use crate::user_state::ThreadInfo;
+use crate::user_state::UserState;
+use crate::user_state::Variables;
 
 /// A problem that ended a thread group before it started (JMeter stops the test).
 #[derive(Debug, Clone)]

@@ -14,7 +14,6 @@ use std::task::Poll;
 use tokio::time::Instant;
 
 use super::controllers::Flow;
-use super::UserState;
 use crate::foundation::fast_hash::FastMap;
 use crate::plan::{OnError, SampleContext, SamplerNode, ScopePackage, ThreadGroup};
 use crate::results::PendingSamples;
@@ -23,6 +22,7 @@ use crate::results::SampleEvent;
 use crate::sample::SampleAction;
 use crate::sample::SampleResult;
 use crate::sample::Text;
+use crate::user_state::UserState;
 
 /// A Transaction Controller that is open on this user's stack.
 pub(super) struct OpenTransaction {
@@ -49,7 +49,7 @@ pub struct VirtualUser {
     /// Per-user controller memory (Interleave position, Once Only, Throughput counts).
     pub(super) memory: std::collections::HashMap<usize, i64>,
     /// Per-user Throughput Controller counters (executions and iterations).
-    pub(super) throughput: std::collections::HashMap<(usize, super::Counter), i64>,
+    pub(super) throughput: std::collections::HashMap<(usize, crate::user_state::Counter), i64>,
     /// Pass numbers of the enclosing loops, innermost last (Once Only looks at it).
     pub(super) passes: Vec<u64>,
     pub(super) transactions: Vec<OpenTransaction>,
@@ -64,7 +64,7 @@ pub struct VirtualUser {
     pub(super) concurrency: Option<Arc<super::concurrency::Level>>,
     /// The run, held apart from `user` so a sample can watch its stop signal while the
     /// sampler has the user: no reference count every worker would write per sample.
-    run: Arc<super::RunShared>,
+    run: Arc<crate::user_state::RunShared>,
     /// This user's own copy of each listener list it published samples with (keyed by
     /// the plan's list): the plan's lists are shared by all users, and cloning them per
     /// sample made every worker write the same reference counts.

@@ -7,11 +7,9 @@
 //! escapes only when the text holds a reference, commas split arguments except inside a
 //! nested `${}`); the function library lives in `functions/`, one file per group.
 
-mod context;
 pub(crate) mod functions;
 mod parse;
 
-pub use context::{EvalContext, TestInfo, ThreadInfo, VariableObject, Variables};
 pub(crate) use functions::{hashes, regex as regex_template, unescape_html4};
 pub use functions::{set_log_hook, Constructor, Function, FunctionRegistry, LogHook};
 pub use parse::ExprError;
@@ -19,6 +17,8 @@ pub use parse::ExprError;
 use std::sync::Arc;
 
 use parking_lot::RwLock;
+
+use crate::user_state::EvalContext;
 
 /// A compiled property value.
 #[derive(Clone)]

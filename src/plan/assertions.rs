@@ -27,9 +27,10 @@ use std::sync::Arc;
 
 use super::extractors::xpath_parse::Version;
 use super::{Assertion, BuildContext};
-use crate::expr::{EvalContext, Template};
+use crate::expr::Template;
 use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
+use crate::user_state::EvalContext;
 
 pub use duration::DurationAssertion;
 pub use html::HtmlAssertion;

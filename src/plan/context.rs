@@ -4,7 +4,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-use crate::expr::{EvalContext, FunctionRegistry, Template};
+use crate::user_state::EvalContext;
+
+use crate::expr::FunctionRegistry;
+
+use crate::expr::Template;
 use crate::jmx::{Element, Property};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -30,10 +30,10 @@ pub use build::{build, build_with_properties, ElementReport, PlanOutcome};
 pub use context::{BuildContext, Diagnostic, Setting, Severity};
 pub use tree::*;
 
-use crate::engine::UserState;
-use crate::expr::EvalContext;
 use crate::sample::SampleAction;
 use crate::sample::SampleResult;
+use crate::user_state::EvalContext;
+use crate::user_state::UserState;
 
 /// What a sampler gets while it runs.
 pub struct SampleContext<'a> {

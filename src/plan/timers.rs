@@ -17,7 +17,7 @@ use std::sync::Arc;
 use rand::Rng;
 
 use super::{BuildContext, Setting, Timer};
-use crate::expr::EvalContext;
+use crate::user_state::EvalContext;
 
 /// Builds the timer for `class`, or `None` when the class is not a timer jmxr runs.
 pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Timer>> {

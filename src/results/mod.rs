@@ -22,7 +22,6 @@ mod read;
 
 mod save_config;
 mod summariser;
-mod thread_counts;
 mod xml;
 
 pub use aggregate::{AggregateSettings, Aggregator, ApdexThresholds, Observation, Summary, TOTAL};
@@ -36,7 +35,6 @@ pub use percentile::Distribution;
 pub use read::{JtlReader, JtlRecord, ReadError};
 pub use save_config::{SaveConfig, SaveConfigError};
 pub use summariser::{Clock, Summariser, SystemClock};
-pub use thread_counts::{ThreadCounts, ThreadCountsSnapshot};
 pub use xml::{
     write_xml_file_end, write_xml_file_start, write_xml_sample, TEST_RESULTS_END,
     TEST_RESULTS_START, XML_DECLARATION,

@@ -10,7 +10,9 @@ use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::{SampleEvent, Sink, ThreadCounts};
+use super::{SampleEvent, Sink};
+
+use crate::user_state::ThreadCounts;
 
 use crate::foundation::properties::Properties;
 use crate::sample::SampleResult;

@@ -91,16 +91,18 @@ pub(crate) mod test_support {
     use rand::SeedableRng;
     use tokio_util::sync::CancellationToken;
 
-    use crate::engine::{RunShared, UserState};
+    use crate::user_state::RunShared;
+
     use crate::expr::FunctionRegistry;
-    use crate::expr::TestInfo;
-    use crate::expr::ThreadInfo;
-    use crate::expr::Variables;
     use crate::foundation::properties::Properties;
     use crate::jmx::{Element, PropValue, Property, ScalarKind, Span};
     use crate::plan::{Diagnostic, SampleContext, Sampler};
     use crate::sample::SampleAction;
     use crate::sample::SampleResult;
+    use crate::user_state::TestInfo;
+    use crate::user_state::ThreadInfo;
+    use crate::user_state::UserState;
+    use crate::user_state::Variables;
 
     fn scalar(kind: ScalarKind, name: &str, text: &str) -> Property {
         Property {

@@ -16,13 +16,13 @@ use rhai::{Array, Blob, Dynamic, Engine, ImmutableString};
 
 use crate::foundation::properties::Properties;
 
-use crate::expr::ThreadInfo;
+use crate::user_state::ThreadInfo;
 
-use crate::expr::VariableObject;
+use crate::user_state::VariableObject;
 
-use crate::expr::Variables;
 use crate::sample::SampleAction;
 use crate::sample::SampleResult;
+use crate::user_state::Variables;
 
 /// Where a result binding's sample lives for one call.
 #[derive(Default)]

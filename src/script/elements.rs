@@ -17,8 +17,6 @@ use rhai::Dynamic;
 use super::bindings::{text_of, CallState, ResultSlot};
 use super::program::{FileLabel, ScriptProgram, ScriptProperties};
 use super::translate::SourceLanguage;
-use crate::engine::UserState;
-use crate::expr::EvalContext;
 use crate::plan::{
     Assertion, BuildContext, PostProcessor, PreProcessor, SampleContext, SampleListener, Sampler,
     Timer,
@@ -27,6 +25,8 @@ use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
 use crate::sample::Stopwatch;
 use crate::samplers::new_result;
+use crate::user_state::EvalContext;
+use crate::user_state::UserState;
 
 /// The three families of script element, which differ in bindings and outcomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,7 +18,10 @@ use super::bindings::{text_of, CallState, ResultSlot};
 use super::condition;
 use super::engine::{self, AstCache};
 use super::translate::SourceLanguage;
-use crate::expr::{Constructor, EvalContext, Function, Template};
+use crate::expr::Constructor;
+use crate::expr::Function;
+use crate::expr::Template;
+use crate::user_state::EvalContext;
 
 pub const FUNCTIONS: &[(&str, Constructor)] = &[
     ("__jexl3", build_jexl),

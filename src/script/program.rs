@@ -20,8 +20,9 @@ use super::bindings::{constants, with_call, CallState};
 use super::condition;
 use super::engine::{self, AstCache};
 use super::translate::SourceLanguage;
-use crate::expr::{EvalContext, Template};
+use crate::expr::Template;
 use crate::plan::BuildContext;
+use crate::user_state::EvalContext;
 
 /// Where an element keeps its script, file name and parameters.
 #[derive(Debug, Clone, Copy)]

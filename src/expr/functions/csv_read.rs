@@ -17,7 +17,8 @@ use parking_lot::Mutex;
 use super::files::resolve;
 use super::log::emit;
 use super::{arg, stateless, Constructor, Function};
-use crate::expr::{EvalContext, Template};
+use crate::expr::Template;
+use crate::user_state::EvalContext;
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[("__CSVRead", csv_read)];
 

@@ -12,7 +12,9 @@ use parking_lot::Mutex;
 
 use super::log::emit;
 use super::{arg, check_count, stateless, store, Constructor, Function};
-use crate::expr::{EvalContext, Template, TestInfo};
+use crate::expr::Template;
+use crate::user_state::EvalContext;
+use crate::user_state::TestInfo;
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
     ("__StringFromFile", string_from_file),

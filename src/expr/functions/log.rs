@@ -6,7 +6,8 @@
 use std::sync::OnceLock;
 
 use super::{arg, stateless, Constructor, Function};
-use crate::expr::{EvalContext, Template};
+use crate::expr::Template;
+use crate::user_state::EvalContext;
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[("__log", log), ("__logn", logn)];
 

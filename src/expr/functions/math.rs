@@ -4,7 +4,8 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::log::emit;
 use super::{arg, check_count, stateless, store, Constructor, Function};
-use crate::expr::{EvalContext, Template};
+use crate::expr::Template;
+use crate::user_state::EvalContext;
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
     ("__counter", counter),

@@ -30,7 +30,9 @@ mod xpath;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::{EvalContext, Template};
+use super::Template;
+
+use crate::user_state::EvalContext;
 
 pub use log::{set_log_hook, LogHook};
 pub(crate) use strings::unescape_html4;

@@ -2,7 +2,8 @@
 //! jmeter-plugins `__env`, which reads the environment as `__property` reads properties.
 
 use super::{arg, stateless, Constructor, Function};
-use crate::expr::{EvalContext, Template};
+use crate::expr::Template;
+use crate::user_state::EvalContext;
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
     ("__P", p),

@@ -12,7 +12,8 @@ use fancy_regex::Regex;
 use rand::Rng;
 
 use super::{arg, check_count, Constructor, Function};
-use crate::expr::{EvalContext, Template};
+use crate::expr::Template;
+use crate::user_state::EvalContext;
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[("__regexFunction", regex_function)];
 

@@ -4,12 +4,12 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
 use super::standard_registry;
-use crate::expr::EvalContext;
 use crate::expr::Template;
-use crate::expr::TestInfo;
-use crate::expr::ThreadInfo;
-use crate::expr::Variables;
 use crate::foundation::properties::Properties;
+use crate::user_state::EvalContext;
+use crate::user_state::TestInfo;
+use crate::user_state::ThreadInfo;
+use crate::user_state::Variables;
 
 /// Everything an [`EvalContext`] borrows, owned so tests can inspect it afterwards.
 pub(crate) struct Fixture {

@@ -7,7 +7,8 @@ use chrono::{DateTime, FixedOffset, Local};
 use super::log::emit;
 use super::time_format::JavaDateFormat;
 use super::{arg, check_count, store, Constructor, Function};
-use crate::expr::{EvalContext, Template};
+use crate::expr::Template;
+use crate::user_state::EvalContext;
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[("__time", time)];
 

@@ -21,7 +21,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use parking_lot::Mutex;
 
 use super::{arg, check_count, Constructor, Function};
-use crate::expr::{EvalContext, Template};
+use crate::expr::Template;
+use crate::user_state::EvalContext;
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[("__tstFeedback", tst_feedback)];
 

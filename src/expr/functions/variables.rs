@@ -2,7 +2,8 @@
 
 use super::{arg, standard_registry, stateless, Constructor, Function};
 use crate::expr::parse::compile_argument;
-use crate::expr::{EvalContext, Template};
+use crate::expr::Template;
+use crate::user_state::EvalContext;
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
     ("__V", v),

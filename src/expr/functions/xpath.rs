@@ -19,11 +19,12 @@ use parking_lot::Mutex;
 use super::files::resolve;
 use super::log::emit;
 use super::{arg, stateless, Constructor, Function};
-use crate::expr::{EvalContext, Template};
+use crate::expr::Template;
 use crate::plan::extractors::xml_dom::parse_xml;
 use crate::plan::extractors::xpath::{Value, XPath};
 use crate::plan::extractors::xpath_extractor::node_value;
 use crate::plan::extractors::xpath_parse::Version;
+use crate::user_state::EvalContext;
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[("__XPath", xpath)];
 

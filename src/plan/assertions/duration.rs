@@ -3,10 +3,10 @@
 use std::sync::Arc;
 
 use super::{failure, grouped, passed, Check, Scope};
-use crate::expr::EvalContext;
 use crate::plan::{Assertion, BuildContext, Setting};
 use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
+use crate::user_state::EvalContext;
 
 pub struct DurationAssertion {
     name: Arc<str>,

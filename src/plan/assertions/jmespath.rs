@@ -9,7 +9,9 @@ use std::sync::Arc;
 use fancy_regex::Regex;
 use serde_json::Value;
 
-use crate::expr::{EvalContext, Template};
+use crate::user_state::EvalContext;
+
+use crate::expr::Template;
 use crate::plan::extractors::jmespath::JmesPath;
 use crate::plan::{Assertion, BuildContext};
 use crate::sample::AssertionResult;

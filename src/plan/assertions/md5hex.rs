@@ -4,10 +4,11 @@
 use std::sync::Arc;
 
 use crate::expr::hashes::{digest, hex};
-use crate::expr::{EvalContext, Template};
+use crate::expr::Template;
 use crate::plan::{Assertion, BuildContext};
 use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
+use crate::user_state::EvalContext;
 
 use super::RESPONSE_WAS_NULL;
 

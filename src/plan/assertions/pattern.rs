@@ -19,7 +19,9 @@ use fancy_regex::Regex;
 use memchr::memmem::Finder;
 use parking_lot::Mutex;
 
-use crate::expr::{EvalContext, Template};
+use crate::user_state::EvalContext;
+
+use crate::expr::Template;
 use crate::plan::BuildContext;
 
 /// How a regex pattern is used.

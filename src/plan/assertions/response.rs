@@ -18,13 +18,13 @@ use memchr::memmem::{self, Finder};
 use super::equals_diff::DiffStyle;
 use super::pattern::{Pattern, RegexUse};
 use super::{failure, passed, Check, Scope, RESPONSE_WAS_NULL};
-use crate::expr::EvalContext;
 use crate::expr::Template;
 use crate::foundation::properties::Properties;
 use crate::plan::extractors::utf8_text;
 use crate::plan::{Assertion, BuildContext};
 use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
+use crate::user_state::EvalContext;
 
 const MATCH: i64 = 1;
 const CONTAINS: i64 = 2;

@@ -4,10 +4,11 @@
 use std::sync::Arc;
 
 use super::{failure, grouped, java_parse_long, passed, threw, Check, Scope};
-use crate::expr::{EvalContext, Template};
+use crate::expr::Template;
 use crate::plan::{Assertion, BuildContext, Setting};
 use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
+use crate::user_state::EvalContext;
 
 /// What is measured (`Assertion.test_field`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,15 +7,17 @@ use std::sync::Arc;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use crate::engine::{RunShared, UserState};
+use crate::user_state::RunShared;
+
 use crate::expr::FunctionRegistry;
-use crate::expr::TestInfo;
-use crate::expr::ThreadInfo;
-use crate::expr::Variables;
 use crate::foundation::properties::Properties;
 use crate::jmx::{Element, PropValue, Property, ScalarKind, Span};
 use crate::plan::{Assertion, BuildContext, Diagnostic};
 use crate::sample::SampleResult;
+use crate::user_state::TestInfo;
+use crate::user_state::ThreadInfo;
+use crate::user_state::UserState;
+use crate::user_state::Variables;
 
 pub fn str_prop(name: &str, text: &str) -> Property {
     scalar(name, ScalarKind::String, text)

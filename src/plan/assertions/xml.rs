@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use roxmltree::{Document, Error, ParsingOptions};
 
-use crate::expr::EvalContext;
 use crate::plan::{Assertion, BuildContext};
 use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
+use crate::user_state::EvalContext;
 
 use super::RESPONSE_WAS_NULL;
 

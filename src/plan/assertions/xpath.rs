@@ -10,7 +10,6 @@
 use std::sync::Arc;
 
 use super::{Check, Scope, RESPONSE_WAS_NULL};
-use crate::expr::EvalContext;
 use crate::plan::extractors::xml_dom::parse_xml;
 use crate::plan::extractors::xml_load::{
     configured_namespaces, load, parse_namespace_lines, LoadError, ParseOptions,
@@ -21,6 +20,7 @@ use crate::plan::extractors::xpath_query::Query;
 use crate::plan::{Assertion, BuildContext};
 use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
+use crate::user_state::EvalContext;
 
 pub struct XPathAssertion {
     name: Arc<str>,

@@ -11,10 +11,10 @@
 use parking_lot::Mutex;
 
 use super::decimal_format::DecimalFormat;
-use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::context::parse_i64;
 use crate::plan::{BuildContext, IterationListener, Setting};
+use crate::user_state::UserState;
 
 pub struct Counter {
     /// Element id, the key of the per-user slot.

@@ -19,10 +19,10 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::csv_file::{split_quoted, CsvFile, Encoding, Quoted, Split};
-use crate::engine::UserState;
 use crate::expr::Template;
 use crate::foundation::paths::resolve_input;
 use crate::plan::{BuildContext, IterationListener};
+use crate::user_state::UserState;
 
 /// JMeter's default value of `csvdataset.eofstring`.
 const EOF_VALUE: &str = "<EOF>";

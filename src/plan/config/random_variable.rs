@@ -13,9 +13,9 @@ use rand::Rng;
 
 use super::decimal_format::DecimalFormat;
 use super::java_random::JavaRandom;
-use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::{BuildContext, IterationListener};
+use crate::user_state::UserState;
 
 pub struct RandomVariable {
     id: usize,

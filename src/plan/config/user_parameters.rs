@@ -8,10 +8,10 @@
 //! `UserParameters.per_iteration`, once at each iteration start of the enclosing
 //! controller instead.
 
-use crate::engine::UserState;
 use crate::expr::Template;
 use crate::jmx::Property;
 use crate::plan::{BuildContext, IterationListener, PreProcessor};
+use crate::user_state::UserState;
 
 pub struct UserParameters {
     names: Vec<Template>,

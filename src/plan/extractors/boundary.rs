@@ -13,10 +13,11 @@ use std::ops::Range;
 use memchr::memmem::Finder;
 
 use super::{pick, take_match_count, utf8_text, Field, Scope};
-use crate::engine::UserState;
-use crate::expr::{EvalContext, Template};
+use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor, Setting};
 use crate::sample::SampleResult;
+use crate::user_state::EvalContext;
+use crate::user_state::UserState;
 
 pub struct BoundaryExtractor {
     field: Field,

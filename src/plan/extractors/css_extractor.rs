@@ -15,10 +15,10 @@ use super::css_text::text;
 use super::html_parse::parse_html;
 use super::xml_dom::NodeKind;
 use super::{take_match_count, Field, Scope};
-use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor, Setting};
 use crate::sample::SampleResult;
+use crate::user_state::UserState;
 
 pub struct CssExtractor {
     scope: Scope,

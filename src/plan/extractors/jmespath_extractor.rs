@@ -11,10 +11,10 @@ use serde_json::Value;
 
 use super::jmespath::JmesPath;
 use super::Scope;
-use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor};
 use crate::sample::SampleResult;
+use crate::user_state::UserState;
 
 pub struct JmesPathExtractor {
     scope: Scope,

@@ -19,10 +19,10 @@ use rand::Rng;
 use super::json_text::extracted_text;
 use super::jsonpath::JsonPath;
 use super::{utf8_text, Scope};
-use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor};
 use crate::sample::SampleResult;
+use crate::user_state::UserState;
 
 pub struct JsonExtractor {
     scope: Scope,

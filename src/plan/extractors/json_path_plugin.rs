@@ -12,10 +12,10 @@
 use super::json_text::object_text;
 use super::jsonpath::JsonPath;
 use super::utf8_text;
-use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor};
 use crate::sample::SampleResult;
+use crate::user_state::UserState;
 use serde_json::Value;
 
 /// The element's class.

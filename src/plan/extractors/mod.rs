@@ -44,9 +44,9 @@ use std::sync::Arc;
 use rand::Rng;
 
 use super::{BuildContext, PostProcessor};
-use crate::engine::UserState;
 use crate::expr::Template;
 use crate::sample::SampleResult;
+use crate::user_state::UserState;
 
 pub use self::boundary::BoundaryExtractor;
 pub use self::css_extractor::CssExtractor;

@@ -13,11 +13,11 @@ use std::borrow::Cow;
 use fancy_regex::{Regex, RegexInput};
 
 use super::{pick, take_match_count, Field, Scope};
-use crate::engine::UserState;
 use crate::expr::regex_template::{parse_template, render_template, Piece};
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor, Setting};
 use crate::sample::SampleResult;
+use crate::user_state::UserState;
 
 pub struct RegexExtractor {
     field: Field,

@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
-use crate::engine::UserState;
 use crate::jmx::Element;
 use crate::plan::assertions::test_support::{build_with_diagnostics, element, str_prop};
 pub use crate::plan::assertions::test_support::{user, with_cx as with_build};
 use crate::plan::BuildContext;
 use crate::sample::SampleResult;
+use crate::user_state::UserState;
 
 pub fn extractor_element(class: &str, props: &[(&str, &str)]) -> Element {
     element(

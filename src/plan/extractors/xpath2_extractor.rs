@@ -20,11 +20,11 @@ use super::xpath_extractor::{add_failure, match_number, start_extraction, store_
 use super::xpath_parse::Version;
 use super::xpath_query::Query;
 use super::{Field, Scope};
-use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::assertions::saxon_parse_message;
 use crate::plan::{BuildContext, PostProcessor, Setting};
 use crate::sample::SampleResult;
+use crate::user_state::UserState;
 
 pub struct XPath2Extractor {
     name: Arc<str>,

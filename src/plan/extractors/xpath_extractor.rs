@@ -21,11 +21,11 @@ use super::xpath::{format_number, NodeRef, Value, XPath};
 use super::xpath_parse::Version;
 use super::xpath_query::Query;
 use super::{take_match_count, Field, Scope};
-use crate::engine::UserState;
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor, Setting};
 use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
+use crate::user_state::UserState;
 
 pub struct XPathExtractor {
     name: Arc<str>,

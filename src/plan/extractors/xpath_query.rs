@@ -8,8 +8,9 @@
 
 use super::xpath::{Namespaces, XPath};
 use super::xpath_parse::Version;
-use crate::expr::{EvalContext, Template};
+use crate::expr::Template;
 use crate::plan::BuildContext;
+use crate::user_state::EvalContext;
 
 pub enum Query {
     Compiled(XPath),

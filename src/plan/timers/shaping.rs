@@ -27,10 +27,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::Mutex;
 
-use crate::engine::UserState;
-use crate::expr::EvalContext;
 use crate::plan::context::{plugin_chunks, plugin_seconds};
 use crate::plan::{BuildContext, Setting, Timer};
+use crate::user_state::EvalContext;
+use crate::user_state::UserState;
 
 /// A row with its values.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,9 +1,9 @@
 //! Timer delays: ranges with a seeded generator, `timer.factor`, settings as JMeter reads them.
 
 use super::*;
-use crate::engine::UserState;
 use crate::jmx::Property;
 use crate::plan::assertions::test_support::*;
+use crate::user_state::UserState;
 
 fn timer(class: &str, props: Vec<Property>) -> Arc<dyn Timer> {
     let el = element(class, "Think", props);

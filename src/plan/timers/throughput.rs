@@ -15,9 +15,9 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::engine::UserState;
-use crate::expr::EvalContext;
 use crate::plan::{BuildContext, Setting, Timer};
+use crate::user_state::EvalContext;
+use crate::user_state::UserState;
 
 /// Whose samples the throughput counts (`calcMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

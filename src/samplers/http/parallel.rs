@@ -25,10 +25,10 @@ use rand::{Rng, SeedableRng};
 
 use super::url::Url;
 use super::{HttpSampler, UserHttp, HTTP_SLOT};
-use crate::engine::UserState;
 use crate::plan::SampleContext;
 use crate::sample::SampleAction;
 use crate::sample::SampleResult;
+use crate::user_state::UserState;
 
 /// `HTTPSamplerBase.CONCURRENT_POOL_SIZE`: the pool size when the setting is not a number.
 const DEFAULT_POOL_SIZE: i64 = 6;

@@ -18,7 +18,7 @@ use rand::Rng;
 
 use super::config::HttpSpec;
 use super::url::Url;
-use crate::engine::UserState;
+use crate::user_state::UserState;
 
 /// One argument evaluated for this sample.
 struct Arg {

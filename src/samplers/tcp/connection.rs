@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tokio::net::TcpStream;
 
-use crate::engine::UserState;
+use crate::user_state::UserState;
 
 /// The user slot that holds the connections. Slots are keyed by element id; ids count
 /// up from 0, so this one never meets an element's.

@@ -15,9 +15,11 @@ use crate::foundation::precise_timer;
 const MAX_CARRIED_LATENESS: Duration = Duration::from_millis(1);
 
 use super::RunShared;
-use crate::expr::{EvalContext, ThreadInfo, Variables};
 use crate::foundation::fast_hash::FastMap;
 use crate::sample::SampleResult;
+use crate::user_state::EvalContext;
+use crate::user_state::ThreadInfo;
+use crate::user_state::Variables;
 
 pub struct UserState {
     pub vars: Variables,

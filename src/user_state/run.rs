@@ -1,0 +1,195 @@
+//! What every virtual user of a run shares: properties, the stop tokens, thread counts,
+//! named locks, controller counters and run-wide element state.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use tokio_util::sync::CancellationToken;
+
+use super::{TestInfo, ThreadCounts};
+use crate::foundation::properties::Properties;
+
+/// Which count a controller keeps (one controller may keep several).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Counter {
+    /// Interleave position.
+    Position,
+    /// Throughput Controller: times its children ran.
+    Executions,
+    /// Throughput Controller: times it was reached.
+    Iterations,
+}
+
+/// State shared by every virtual user of a run.
+pub struct RunShared {
+    pub props: Properties,
+    pub test: TestInfo,
+    /// Graceful stop of the current phase: users finish their sample, pauses end.
+    stop: Mutex<CancellationToken>,
+    /// Immediate stop: in-flight samples are abandoned too.
+    pub stop_now: CancellationToken,
+    /// Set once any stop was asked for (decides whether tearDown runs).
+    stop_requested: std::sync::atomic::AtomicBool,
+    /// Whether the current phase's token is cancelled, readable without the lock (users
+    /// check it before every sample).
+    phase_stopping: std::sync::atomic::AtomicBool,
+    /// Set when a signal stopped the run.
+    interrupted: std::sync::atomic::AtomicBool,
+    /// Set when an AutoStop Listener stopped the run.
+    auto_stopped: std::sync::atomic::AtomicBool,
+    /// Users started, running and finished (thread-count columns, summariser).
+    pub counts: Arc<ThreadCounts>,
+    /// Active threads per thread group id.
+    group_active: Mutex<HashMap<usize, Arc<AtomicI32>>>,
+    /// Names of `sample_variables`, saved with every sample.
+    pub sample_variables: Vec<String>,
+    /// Named locks of Critical Section Controllers, shared by all groups.
+    locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Controller state shared by all users (Throughput Controller in shared mode,
+    /// Interleave across threads), by controller id.
+    pub shared_counters: Mutex<HashMap<(usize, Counter), i64>>,
+    /// Seed for per-user random sources; `None` draws from the OS.
+    pub seed: Option<u64>,
+    /// Run-wide state of plan elements shared between users under a key (the CSV
+    /// readers of a share mode), created on first use.
+    shared_state: Mutex<HashMap<String, Arc<dyn std::any::Any + Send + Sync>>>,
+}
+
+impl RunShared {
+    pub fn new(props: Properties, test: TestInfo, seed: Option<u64>) -> RunShared {
+        let sample_variables = props
+            .get("sample_variables")
+            .map(|v| {
+                v.split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        RunShared {
+            props,
+            test,
+            stop: Mutex::new(CancellationToken::new()),
+            stop_now: CancellationToken::new(),
+            stop_requested: Default::default(),
+            phase_stopping: Default::default(),
+            interrupted: Default::default(),
+            auto_stopped: Default::default(),
+            counts: Arc::new(ThreadCounts::new()),
+            group_active: Mutex::new(HashMap::new()),
+            sample_variables,
+            locks: Mutex::new(HashMap::new()),
+            shared_counters: Mutex::new(HashMap::new()),
+            seed,
+            shared_state: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// An evaluation context outside any sample (thread-group settings, User Defined
+    /// Variables, result file names).
+    pub fn eval_context<'a>(
+        &'a self,
+        vars: &'a mut crate::user_state::Variables,
+        thread: &'a crate::user_state::ThreadInfo,
+        rng: &'a mut rand::rngs::SmallRng,
+    ) -> crate::user_state::EvalContext<'a> {
+        crate::user_state::EvalContext {
+            vars,
+            props: &self.props,
+            thread,
+            test: &self.test,
+            rng,
+            sampler_name: "",
+            prev: None,
+        }
+    }
+
+    /// The token that ends the current phase gracefully.
+    pub fn stop_token(&self) -> CancellationToken {
+        self.stop.lock().clone()
+    }
+
+    /// Asks every user to finish its current sample and stop.
+    pub fn request_stop(&self) {
+        self.stop_requested.store(true, Ordering::SeqCst);
+        let token = self.stop.lock();
+        self.phase_stopping.store(true, Ordering::SeqCst);
+        token.cancel();
+    }
+
+    /// Whether the current phase is being stopped (cheap: no lock).
+    pub fn stopping(&self) -> bool {
+        self.phase_stopping.load(Ordering::Relaxed)
+    }
+
+    /// Stops at once: in-flight samples are abandoned.
+    pub fn request_stop_now(&self) {
+        self.request_stop();
+        self.stop_now.cancel();
+    }
+
+    pub fn mark_interrupted(&self) {
+        self.interrupted.store(true, Ordering::SeqCst);
+    }
+
+    pub fn interrupted(&self) -> bool {
+        self.interrupted.load(Ordering::SeqCst)
+    }
+
+    /// An AutoStop Listener's condition held: the run stops at once, as the plugin stops
+    /// JMeter (`StopTestNow`), and ends with its own exit code.
+    pub fn auto_stop(&self) {
+        self.auto_stopped.store(true, Ordering::SeqCst);
+        self.request_stop_now();
+    }
+
+    pub fn auto_stopped(&self) -> bool {
+        self.auto_stopped.load(Ordering::SeqCst)
+    }
+
+    pub fn stop_requested(&self) -> bool {
+        self.stop_requested.load(Ordering::SeqCst)
+    }
+
+    /// Gives the tearDown phase a fresh graceful-stop token (a stop of the main phase
+    /// must not cut tearDown short when the plan asks for it to run).
+    pub fn renew_stop_token(&self) {
+        if !self.stop_now.is_cancelled() {
+            let mut token = self.stop.lock();
+            *token = CancellationToken::new();
+            self.phase_stopping.store(false, Ordering::SeqCst);
+        }
+    }
+
+    /// The run-wide state under `key`, created by `init` on first use. `None` when the
+    /// key already holds state of another type.
+    pub fn shared<T: std::any::Any + Send + Sync>(
+        &self,
+        key: &str,
+        init: impl FnOnce() -> T,
+    ) -> Option<Arc<T>> {
+        let mut map = self.shared_state.lock();
+        let entry = map
+            .entry(key.to_string())
+            .or_insert_with(|| Arc::new(init()));
+        entry.clone().downcast::<T>().ok()
+    }
+
+    pub fn group_counter(&self, group: usize) -> Arc<AtomicI32> {
+        self.group_active
+            .lock()
+            .entry(group)
+            .or_insert_with(|| Arc::new(AtomicI32::new(0)))
+            .clone()
+    }
+
+    pub fn lock_named(&self, name: &str) -> Arc<tokio::sync::Mutex<()>> {
+        self.locks
+            .lock()
+            .entry(name.to_string())
+            .or_insert_with(|| Arc::new(tokio::sync::Mutex::new(())))
+            .clone()
+    }
+}
