@@ -17,6 +17,7 @@ pub mod foundation;
 pub mod jmx;
 pub mod mirror;
 pub mod plan;
+pub mod query;
 pub mod report;
 pub mod results;
 pub mod run;

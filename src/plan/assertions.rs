@@ -25,9 +25,9 @@ mod xpath;
 
 use std::sync::Arc;
 
-use super::extractors::xpath_parse::Version;
 use super::{Assertion, BuildContext};
 use crate::expr::Template;
+use crate::query::xpath_parse::Version;
 use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
 use crate::user_state::EvalContext;
@@ -39,7 +39,7 @@ pub use json_path::JsonPathAssertion;
 pub use md5hex::Md5HexAssertion;
 pub use response::ResponseAssertion;
 pub use size::SizeAssertion;
-pub use xml::{xerces_message, XmlAssertion};
+pub use xml::XmlAssertion;
 pub use xpath::{saxon_parse_message, XPathAssertion};
 
 /// Builds the assertion for `class`, or `None` when the class is not an assertion jmxr runs.

@@ -20,10 +20,10 @@ use super::files::resolve;
 use super::log::emit;
 use super::{arg, stateless, Constructor, Function};
 use crate::expr::Template;
-use crate::plan::extractors::xml_dom::parse_xml;
-use crate::plan::extractors::xpath::{Value, XPath};
 use crate::plan::extractors::xpath_extractor::node_value;
-use crate::plan::extractors::xpath_parse::Version;
+use crate::query::xml_dom::parse_xml;
+use crate::query::xpath::{Value, XPath};
+use crate::query::xpath_parse::Version;
 use crate::user_state::EvalContext;
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[("__XPath", xpath)];

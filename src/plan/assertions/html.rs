@@ -11,10 +11,10 @@
 use std::sync::Arc;
 
 use super::{grouped, RESPONSE_WAS_NULL};
-use crate::plan::extractors::html_parse::parse_html;
-use crate::plan::extractors::xml_dom::{parse_xml, NodeKind};
-use crate::plan::extractors::xml_load::{is_tidy_tag, unknown_elements};
 use crate::plan::{Assertion, BuildContext};
+use crate::query::html_parse::parse_html;
+use crate::query::xml_dom::{parse_xml, NodeKind};
+use crate::query::xml_load::{is_tidy_tag, unknown_elements};
 use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
 use crate::user_state::EvalContext;

@@ -12,8 +12,8 @@ use serde_json::Value;
 use crate::user_state::EvalContext;
 
 use crate::expr::Template;
-use crate::plan::extractors::jmespath::JmesPath;
 use crate::plan::{Assertion, BuildContext};
+use crate::query::jmespath::JmesPath;
 use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
 

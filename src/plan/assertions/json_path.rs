@@ -22,8 +22,10 @@ use serde_json::Value;
 use crate::user_state::EvalContext;
 
 use crate::expr::Template;
-use crate::plan::extractors::{jsonpath::JsonPath, object_text, utf8_text};
+use crate::plan::extractors::utf8_text;
 use crate::plan::{Assertion, BuildContext};
+use crate::query::json_text::object_text;
+use crate::query::jsonpath::JsonPath;
 use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
 

@@ -2,15 +2,16 @@
 //! XML. A malformed one is an error and a failure, as in JMeter.
 //!
 //! Difference from JMeter: the message comes from jmxr's parser. The commonest cases
-//! use Xerces' wording (content before the root element, a mismatched end tag, a
+//! use Xerces' wording ([`xerces_message`]) (content before the root element, a mismatched end tag, a
 //! document cut short, an undefined entity); others keep the parser's own text. DTDs are
 //! allowed, as Xerces allows them.
 
 use std::sync::Arc;
 
-use roxmltree::{Document, Error, ParsingOptions};
+use roxmltree::{Document, ParsingOptions};
 
 use crate::plan::{Assertion, BuildContext};
+use crate::query::xml_load::xerces_message;
 use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
 use crate::user_state::EvalContext;
@@ -26,23 +27,6 @@ impl XmlAssertion {
         XmlAssertion {
             name: Arc::from(cx.element.name.as_str()),
         }
-    }
-}
-
-/// Xerces' message for the errors plans meet most.
-pub fn xerces_message(error: &Error) -> String {
-    match error {
-        Error::UnknownToken(_) | Error::NoRootNode => "Content is not allowed in prolog.".into(),
-        Error::UnexpectedCloseTag(expected, _, _) => format!(
-            "The element type \"{expected}\" must be terminated by the matching end-tag \"</{expected}>\"."
-        ),
-        Error::UnclosedRootNode => {
-            "XML document structures must start and end within the same entity.".into()
-        }
-        Error::UnknownEntityReference(name, _) => {
-            format!("The entity \"{name}\" was referenced, but not declared.")
-        }
-        other => other.to_string(),
     }
 }
 

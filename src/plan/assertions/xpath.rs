@@ -10,14 +10,14 @@
 use std::sync::Arc;
 
 use super::{Check, Scope, RESPONSE_WAS_NULL};
-use crate::plan::extractors::xml_dom::parse_xml;
-use crate::plan::extractors::xml_load::{
-    configured_namespaces, load, parse_namespace_lines, LoadError, ParseOptions,
-};
-use crate::plan::extractors::xpath::{Value, XPath};
-use crate::plan::extractors::xpath_parse::Version;
 use crate::plan::extractors::xpath_query::Query;
 use crate::plan::{Assertion, BuildContext};
+use crate::query::xml_dom::parse_xml;
+use crate::query::xml_load::{
+    configured_namespaces, load, parse_namespace_lines, LoadError, ParseOptions,
+};
+use crate::query::xpath::{Value, XPath};
+use crate::query::xpath_parse::Version;
 use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
 use crate::user_state::EvalContext;
@@ -147,7 +147,7 @@ pub fn saxon_parse_message(error: &roxmltree::Error) -> String {
         "org.xml.sax.SAXParseException; lineNumber: {}; columnNumber: {}; {}",
         pos.row,
         pos.col,
-        crate::plan::assertions::xerces_message(error)
+        crate::query::xml_load::xerces_message(error)
     )
 }
 

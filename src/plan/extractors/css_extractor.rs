@@ -1,5 +1,5 @@
 //! CSS Selector Extractor (`HtmlExtractor`, reference §10.5): elements a selector
-//! (jsoup's syntax, see [`super::css_select`]) picks in the response parsed as HTML,
+//! (jsoup's syntax, see [`crate::query::css_select`]) picks in the response parsed as HTML,
 //! giving an attribute's value or the element's text.
 //!
 //! As JMeter's `HtmlExtractor`: the default is stored first when not empty (or "use
@@ -10,13 +10,13 @@
 
 use rand::Rng;
 
-use super::css_select::{attribute_value, Selector};
-use super::css_text::text;
-use super::html_parse::parse_html;
-use super::xml_dom::NodeKind;
 use super::{take_match_count, Field, Scope};
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor, Setting};
+use crate::query::css_select::{attribute_value, Selector};
+use crate::query::css_text::text;
+use crate::query::html_parse::parse_html;
+use crate::query::xml_dom::NodeKind;
 use crate::sample::SampleResult;
 use crate::user_state::UserState;
 
@@ -115,7 +115,7 @@ impl CssExtractor {
 }
 
 /// Jodd's `getTextContent()`, trimmed: every descendant text, unchanged.
-fn raw_text(dom: &super::xml_dom::Dom, id: usize) -> String {
+fn raw_text(dom: &crate::query::xml_dom::Dom, id: usize) -> String {
     dom.descendants(id)
         .filter(|&d| dom.node(d).kind == NodeKind::Text)
         .map(|d| dom.node(d).value.as_str())

@@ -9,10 +9,10 @@
 use rand::Rng;
 use serde_json::Value;
 
-use super::jmespath::JmesPath;
 use super::Scope;
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor};
+use crate::query::jmespath::JmesPath;
 use crate::sample::SampleResult;
 use crate::user_state::UserState;
 

@@ -16,11 +16,11 @@ use std::borrow::Cow;
 
 use rand::Rng;
 
-use super::json_text::extracted_text;
-use super::jsonpath::JsonPath;
 use super::{utf8_text, Scope};
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor};
+use crate::query::json_text::extracted_text;
+use crate::query::jsonpath::JsonPath;
 use crate::sample::SampleResult;
 use crate::user_state::UserState;
 
@@ -88,7 +88,9 @@ impl JsonExtractor {
         for response in responses {
             match &keys {
                 Some(keys) => {
-                    if let Some(value) = super::jsonpath_stream::select(keys, response).ok()? {
+                    if let Some(value) =
+                        crate::query::jsonpath_stream::select(keys, response).ok()?
+                    {
                         out.push(extracted_text(&value));
                     }
                 }

@@ -9,11 +9,11 @@
 //! Unlike JMeter's JSON Extractor there are no match numbers, and a single value leaves
 //! `name_matchNr` and `name_1..` as they were, as the plugin does.
 
-use super::json_text::object_text;
-use super::jsonpath::JsonPath;
 use super::utf8_text;
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor};
+use crate::query::json_text::object_text;
+use crate::query::jsonpath::JsonPath;
 use crate::sample::SampleResult;
 use crate::user_state::UserState;
 use serde_json::Value;

@@ -1,8 +1,7 @@
 //! Post-processors (reference §10): the Regular Expression, Boundary, JSON, JSON
-//! JMESPath, XPath, XPath2 and CSS Selector Extractors (with JSONPath, JMESPath, XPath
-//! and CSS selector evaluators over `serde_json` values, a borrowed index of JSON text
-//! (`json_tape`) and an XML/HTML tree, `xml_dom`), which pull values out of a sample
-//! into variables, and the Debug PostProcessor.
+//! JMESPath, XPath, XPath2 and CSS Selector Extractors, which pull values out of a
+//! sample into variables, and the Debug PostProcessor. The query languages they speak
+//! live in `query`.
 //!
 //! Each is built once at plan time (expressions compiled, a bad one reported with its
 //! location) and runs through [`PostProcessor`] after its sampler, before assertions.
@@ -12,30 +11,13 @@
 
 mod boundary;
 mod css_extractor;
-mod css_select;
-mod css_text;
 mod debug;
-pub(crate) mod html_parse;
-pub mod jmespath;
 mod jmespath_extractor;
-mod jmespath_functions;
 mod json;
 mod json_path_plugin;
-mod json_tape;
-mod json_text;
-pub mod jsonpath;
-mod jsonpath_filter;
-mod jsonpath_node;
-mod jsonpath_stream;
 mod regex;
-pub(crate) mod xml_dom;
-pub(crate) mod xml_load;
-pub(crate) mod xpath;
 mod xpath2_extractor;
 pub(crate) mod xpath_extractor;
-mod xpath_functions;
-mod xpath_lexer;
-pub(crate) mod xpath_parse;
 pub(crate) mod xpath_query;
 
 use std::borrow::Cow;
@@ -53,7 +35,6 @@ pub use self::css_extractor::CssExtractor;
 pub use self::debug::DebugPostProcessor;
 pub use self::jmespath_extractor::JmesPathExtractor;
 pub use self::json::JsonExtractor;
-pub use self::json_text::{extracted_text, object_text};
 pub use self::regex::RegexExtractor;
 pub use self::xpath2_extractor::XPath2Extractor;
 pub use self::xpath_extractor::XPathExtractor;

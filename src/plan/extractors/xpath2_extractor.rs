@@ -1,7 +1,7 @@
 //! XPath2 Extractor (`XPath2Extractor`, reference §10.7): an XPath 2 expression over the
 //! response parsed as namespace-aware XML, prefixes declared in `namespaces` (lines of
 //! `prefix=uri`). jmxr evaluates the XPath 1 language plus the XPath 2 parts listed in
-//! [`super::xpath_parse`]; an expression outside them is a plan error naming the part.
+//! [`crate::query::xpath_parse`]; an expression outside them is a plan error naming the part.
 //!
 //! Variables as JMeter's `XPath2Extractor`: `ref` = default, `ref_matchNr` = 0 first;
 //! match number `n` keeps the n-th item, 0 a random one, negative all; values are string
@@ -13,16 +13,16 @@ use std::sync::Arc;
 
 use rand::Rng;
 
-use super::xml_dom::{parse_xml, Dom};
-use super::xml_load::parse_namespace_lines;
-use super::xpath::{format_number, node_string, NodeRef, Value, XPath};
 use super::xpath_extractor::{add_failure, match_number, start_extraction, store_matches};
-use super::xpath_parse::Version;
 use super::xpath_query::Query;
 use super::{Field, Scope};
 use crate::expr::Template;
 use crate::plan::assertions::saxon_parse_message;
 use crate::plan::{BuildContext, PostProcessor, Setting};
+use crate::query::xml_dom::{parse_xml, Dom};
+use crate::query::xml_load::parse_namespace_lines;
+use crate::query::xpath::{format_number, node_string, NodeRef, Value, XPath};
+use crate::query::xpath_parse::Version;
 use crate::sample::SampleResult;
 use crate::user_state::UserState;
 

@@ -1,5 +1,5 @@
 //! XPath Extractor (`XPathExtractor`, reference §10.6): XPath 1.0 over the response
-//! parsed as XML, or as HTML when `tolerant` (see [`super::xml_load`]).
+//! parsed as XML, or as HTML when `tolerant` (see [`crate::query::xml_load`]).
 //!
 //! Variables follow JMeter's `XPathExtractor.process`: `ref` is first set to the default
 //! (even an empty one) and `ref_matchNr` to 0; then every selected value is collected
@@ -15,14 +15,14 @@ use std::sync::Arc;
 
 use rand::Rng;
 
-use super::xml_dom::{Dom, NodeKind};
-use super::xml_load::{configured_namespaces, load, LoadError, ParseOptions};
-use super::xpath::{format_number, NodeRef, Value, XPath};
-use super::xpath_parse::Version;
 use super::xpath_query::Query;
 use super::{take_match_count, Field, Scope};
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor, Setting};
+use crate::query::xml_dom::{Dom, NodeKind};
+use crate::query::xml_load::{configured_namespaces, load, LoadError, ParseOptions};
+use crate::query::xpath::{format_number, NodeRef, Value, XPath};
+use crate::query::xpath_parse::Version;
 use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
 use crate::user_state::UserState;

@@ -6,10 +6,10 @@
 //! 1 expression (Xalan's "Empty expression!") and an XPath 2 prefix missing from the
 //! element's namespaces (Saxon's "has not been declared"); `jmxr check` warns of both.
 
-use super::xpath::{Namespaces, XPath};
-use super::xpath_parse::Version;
 use crate::expr::Template;
 use crate::plan::BuildContext;
+use crate::query::xpath::{Namespaces, XPath};
+use crate::query::xpath_parse::Version;
 use crate::user_state::EvalContext;
 
 pub enum Query {

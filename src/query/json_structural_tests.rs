@@ -5,7 +5,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::*;
-use crate::plan::extractors::test_support::mutate;
+use crate::query::test_support::mutate;
 
 /// The index computed one byte at a time, the obvious way.
 fn naive(text: &[u8]) -> Option<(Vec<u32>, Vec<u32>)> {

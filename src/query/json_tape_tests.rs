@@ -7,9 +7,9 @@ use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
 use super::Tape;
-use crate::plan::extractors::extracted_text;
-use crate::plan::extractors::jsonpath::JsonPath;
-use crate::plan::extractors::test_support::mutate;
+use crate::query::json_text::extracted_text;
+use crate::query::jsonpath::JsonPath;
+use crate::query::test_support::mutate;
 
 const DOCUMENTS: &[&str] = &[
     r#"{"store":{"book":[

@@ -48,8 +48,7 @@ pub fn load(text: &str, options: ParseOptions) -> Result<Dom, LoadError> {
         if text.trim().is_empty() {
             return Err(LoadError::Xml("Premature end of file.".into()));
         }
-        return parse_xml(text, options.namespace)
-            .map_err(|e| LoadError::Xml(crate::plan::assertions::xerces_message(&e)));
+        return parse_xml(text, options.namespace).map_err(|e| LoadError::Xml(xerces_message(&e)));
     }
     // Tidy reads a document that starts with an XML declaration as XML.
     if looks_like_xml(text) {
@@ -227,4 +226,21 @@ pub fn parse_namespace_lines(text: &str) -> Vec<(String, String)> {
         .filter_map(|word| word.split_once('='))
         .map(|(p, uri)| (p.to_string(), uri.to_string()))
         .collect()
+}
+
+/// Xerces' message for the errors plans meet most.
+pub fn xerces_message(error: &roxmltree::Error) -> String {
+    match error {
+        roxmltree::Error::UnknownToken(_) | roxmltree::Error::NoRootNode => "Content is not allowed in prolog.".into(),
+        roxmltree::Error::UnexpectedCloseTag(expected, _, _) => format!(
+            "The element type \"{expected}\" must be terminated by the matching end-tag \"</{expected}>\"."
+        ),
+        roxmltree::Error::UnclosedRootNode => {
+            "XML document structures must start and end within the same entity.".into()
+        }
+        roxmltree::Error::UnknownEntityReference(name, _) => {
+            format!("The entity \"{name}\" was referenced, but not declared.")
+        }
+        other => other.to_string(),
+    }
 }
