@@ -95,7 +95,7 @@ pub fn check(config: &CheckConfig, out: &mut dyn Write) -> Outcome {
 
 /// [`check`] with the error stream given, for callers that capture both.
 pub fn check_with(config: &CheckConfig, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
-    let functions = FunctionRegistry::standard();
+    let functions = crate::script::function_registry();
     let mut outcome = Outcome::Completed;
     for path in &config.plans {
         match report_with_properties(path, &functions, &config.properties) {

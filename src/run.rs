@@ -84,7 +84,7 @@ pub async fn run(config: RunConfig) -> Outcome {
         }
     }
     runlog::info(&format!("Loading file: {}", config.plan.display()));
-    let functions = FunctionRegistry::standard();
+    let functions = crate::script::function_registry();
     let built = match load_plan(&config.plan, &functions, &config.properties) {
         Ok(built) => built,
         Err(outcome) => return outcome,

@@ -11,12 +11,20 @@ use parking_lot::Mutex;
 
 static FILE: OnceLock<Mutex<File>> = OnceLock::new();
 
-/// Opens (truncating) the log file for this process and routes `__log` there.
+/// Opens (truncating) the log file for this process.
 pub fn open(path: &Path) -> std::io::Result<()> {
     let file = File::create(path)?;
     let _ = FILE.set(Mutex::new(file));
-    crate::expr::set_log_hook(Box::new(write));
     Ok(())
+}
+
+/// A message of the plan's own making (`__log`, a function reporting trouble): in the
+/// run log when there is one, else on stderr whatever its level.
+pub fn plan_message(level: &str, message: &str) {
+    match FILE.get() {
+        Some(_) => write(level, message),
+        None => eprintln!("{level} {message}"),
+    }
 }
 
 /// Writes one line at `level` (INFO, WARN, ERROR, ...).

@@ -10,7 +10,6 @@ use std::process::Command;
 use std::sync::Mutex;
 
 use jmxr::check::{self, Verdict};
-use jmxr::expr::FunctionRegistry;
 use jmxr::jmx::{self, Element};
 use jmxr::plan::registry;
 
@@ -59,7 +58,7 @@ fn count(elements: &[Element]) -> usize {
 /// the removed ones; and the planner reported each of them.
 #[test]
 fn check_lists_every_element_exactly_once() {
-    let functions = FunctionRegistry::standard();
+    let functions = jmxr::script::function_registry();
     let mut failures = Vec::new();
     let mut load_errors = 0;
     for path in corpus() {
@@ -153,7 +152,7 @@ fn check_binary(path: &Path) -> Option<String> {
 
 #[test]
 fn supported_batch_plans_pass_check() {
-    let functions = FunctionRegistry::standard();
+    let functions = jmxr::script::function_registry();
     for name in SUPPORTED_BATCH {
         let path = support::conformance().join(format!("jmeter-batch/{name}.jmx"));
         let report = check::report(&path, &functions).unwrap_or_else(|e| panic!("{e}"));

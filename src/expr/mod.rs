@@ -11,7 +11,7 @@ pub(crate) mod functions;
 mod parse;
 
 pub(crate) use functions::{hashes, regex as regex_template, unescape_html4};
-pub use functions::{set_log_hook, Constructor, Function, FunctionRegistry, LogHook};
+pub use functions::{Constructor, Function, FunctionRegistry};
 pub use parse::ExprError;
 
 use std::sync::Arc;

@@ -43,6 +43,10 @@ struct Scan {
 }
 
 pub(super) fn compile(text: &str, registry: &FunctionRegistry) -> Result<Compiled, ExprError> {
+    super::functions::compiling_with(registry, || compile_with(text, registry))
+}
+
+fn compile_with(text: &str, registry: &FunctionRegistry) -> Result<Compiled, ExprError> {
     let mut parser = Parser::new(registry);
     let mut warnings = Vec::new();
     let template = if !text.contains("${") {
@@ -68,7 +72,7 @@ pub(super) fn compile(text: &str, registry: &FunctionRegistry) -> Result<Compile
 /// Compiles text the way a function argument is compiled: escapes always apply. `__eval`
 /// uses this at run time; `None` when the text is malformed or a function rejects it.
 pub(super) fn compile_argument(text: &str, registry: &FunctionRegistry) -> Option<Template> {
-    Parser::new(registry).argument(text).ok()
+    super::functions::compiling_with(registry, || Parser::new(registry).argument(text).ok())
 }
 
 struct Parser<'r> {

@@ -82,7 +82,7 @@ const JMETER_FUNCTIONS: &[&str] = &[
 
 /// The function section: what the library has, and JMeter functions it lacks.
 fn functions() -> String {
-    let registry = crate::expr::FunctionRegistry::standard();
+    let registry = crate::script::function_registry();
     let mut have: Vec<&str> = registry.names().collect();
     have.sort_unstable();
     let missing: Vec<&str> = JMETER_FUNCTIONS

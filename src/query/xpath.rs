@@ -680,6 +680,24 @@ fn scalar_string(value: &Value) -> String {
     }
 }
 
+/// JMeter's `XPathUtil.getValueForNode` (or the serialised element for a fragment).
+pub fn node_value(dom: &Dom, node: NodeRef, fragment: bool) -> Option<String> {
+    if node.is_attribute() {
+        return Some(dom.node(node.node).attrs[node.attr - 1].value.clone());
+    }
+    let n = dom.node(node.node);
+    match n.kind {
+        NodeKind::Element if fragment => Some(dom.serialize(node.node)),
+        NodeKind::Element => {
+            let first = *n.children.first()?;
+            let child = dom.node(first);
+            (child.kind != NodeKind::Element).then(|| child.value.clone())
+        }
+        NodeKind::Document => None,
+        _ => Some(n.value.clone()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::xml_dom::parse_xml;

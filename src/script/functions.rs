@@ -159,3 +159,20 @@ impl Function for ExpressionCall {
         result
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::expr::functions::testing::Fixture;
+    use crate::expr::Template;
+
+    #[test]
+    fn text_evaluated_at_run_time_may_call_script_functions() {
+        let registry = crate::script::function_registry();
+        let template = Template::compile("${__evalVar(formula)}", &registry)
+            .expect("compiles")
+            .template;
+        let mut f = Fixture::new();
+        f.vars.put("formula", "${__groovy(1 + 2)}");
+        assert_eq!(f.run(&template), "3");
+    }
+}

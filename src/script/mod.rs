@@ -23,3 +23,8 @@ pub mod functions;
 pub mod program;
 pub mod shims;
 pub mod translate;
+
+/// Every function a plan may call: the expression library's and the script functions.
+pub fn function_registry() -> crate::expr::FunctionRegistry {
+    crate::expr::FunctionRegistry::standard().with(functions::FUNCTIONS)
+}

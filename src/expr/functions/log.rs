@@ -1,9 +1,6 @@
 //! `__log` and `__logn`: write a message to the run log, stdout or stderr.
 //!
-//! Levels other than `OUT` and `ERR` go to a process-wide hook so the binary can route them
-//! into its own log (jmeter.log equivalent); without a hook they go to stderr.
-
-use std::sync::OnceLock;
+//! Levels other than `OUT` and `ERR` go to the run log (`-j`); without one, to stderr.
 
 use super::{arg, stateless, Constructor, Function};
 use crate::expr::Template;
@@ -11,23 +8,10 @@ use crate::user_state::EvalContext;
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[("__log", log), ("__logn", logn)];
 
-/// Receives `(level, message)`; the level is upper case (`INFO`, `WARN`, `ERROR`, `DEBUG`,
-/// `TRACE`). Used by the log functions and by functions reporting run-time trouble.
-pub type LogHook = Box<dyn Fn(&str, &str) + Send + Sync>;
-
-static HOOK: OnceLock<LogHook> = OnceLock::new();
-
-/// Installs the log hook once for the process; later calls are ignored (returns false).
-pub fn set_log_hook(hook: LogHook) -> bool {
-    HOOK.set(hook).is_ok()
-}
-
-/// Sends a message to the hook, or to stderr when no hook is installed.
+/// Sends a message to the run log (or stderr without one), as JMeter's functions log
+/// through its logger.
 pub(super) fn emit(level: &str, message: &str) {
-    match HOOK.get() {
-        Some(hook) => hook(level, message),
-        None => eprintln!("{level} {message}"),
-    }
+    crate::runlog::plan_message(level, message);
 }
 
 fn log(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {

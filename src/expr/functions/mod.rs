@@ -5,7 +5,7 @@
 //! called at each evaluation with the evaluating user's [`EvalContext`]. Arguments are
 //! evaluated at call time, so `${__P(${name})}` follows the variable as it changes.
 //! Failures at call time (a number that does not parse, an unreadable file) never panic:
-//! the function logs through [`set_log_hook`]'s hook and returns what JMeter returns, or an
+//! the function writes to the run log (`runlog`) and returns what JMeter returns, or an
 //! empty string where JMeter would throw.
 
 mod csv_read;
@@ -27,14 +27,14 @@ mod tst_feedback;
 mod variables;
 mod xpath;
 
+use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::Arc;
 
 use super::Template;
 
 use crate::user_state::EvalContext;
 
-pub use log::{set_log_hook, LogHook};
 pub(crate) use strings::unescape_html4;
 
 /// One call site of a function, with its compiled argument templates and any state it keeps.
@@ -51,13 +51,15 @@ pub trait Function: Send + Sync {
 /// Builds a call site from its arguments. `site` is unique per call site in the run.
 pub type Constructor = fn(args: Vec<Template>, site: usize) -> Result<Box<dyn Function>, String>;
 
-/// Function name (`__P`) → constructor.
+/// Function name (`__P`) → constructor. A clone shares the table.
+#[derive(Clone)]
 pub struct FunctionRegistry {
-    constructors: HashMap<&'static str, Constructor>,
+    constructors: Arc<HashMap<&'static str, Constructor>>,
 }
 
 impl FunctionRegistry {
-    /// A registry with every function jmxr implements.
+    /// A registry with the functions of this library. The script functions (`__groovy`
+    /// and friends) join it above, where the script runtime lives.
     pub fn standard() -> FunctionRegistry {
         let groups = [
             csv_read::FUNCTIONS,
@@ -75,18 +77,25 @@ impl FunctionRegistry {
             tst_feedback::FUNCTIONS,
             variables::FUNCTIONS,
             xpath::FUNCTIONS,
-            crate::script::functions::FUNCTIONS,
         ];
         let constructors = groups
             .iter()
             .flat_map(|group| group.iter().copied())
             .collect();
-        FunctionRegistry { constructors }
+        FunctionRegistry {
+            constructors: Arc::new(constructors),
+        }
     }
 
-    /// Adds or replaces a function, for groups that live outside `expr` (scripting).
+    /// This registry with `group` added (functions that live outside `expr`).
+    pub fn with(mut self, group: &[(&'static str, Constructor)]) -> FunctionRegistry {
+        Arc::make_mut(&mut self.constructors).extend(group.iter().copied());
+        self
+    }
+
+    /// Adds or replaces a function.
     pub fn register(&mut self, name: &'static str, constructor: Constructor) {
-        self.constructors.insert(name, constructor);
+        Arc::make_mut(&mut self.constructors).insert(name, constructor);
     }
 
     pub fn get(&self, name: &str) -> Option<Constructor> {
@@ -98,10 +107,33 @@ impl FunctionRegistry {
     }
 }
 
-/// The standard registry, built once, for text compiled at run time (`__eval`, `__evalVar`).
+/// The standard registry, built once, for this library's tests.
+#[cfg(test)]
 pub(super) fn standard_registry() -> &'static FunctionRegistry {
-    static REGISTRY: OnceLock<FunctionRegistry> = OnceLock::new();
+    static REGISTRY: std::sync::OnceLock<FunctionRegistry> = std::sync::OnceLock::new();
     REGISTRY.get_or_init(FunctionRegistry::standard)
+}
+
+thread_local! {
+    /// The registry of the text being compiled on this thread. Call sites that compile
+    /// more text at run time (`__eval`) keep it, so that text sees every function the
+    /// plan's own text saw, script functions included.
+    static COMPILING: RefCell<Option<FunctionRegistry>> = const { RefCell::new(None) };
+}
+
+/// Runs `compile` with `registry` as the registry being compiled with.
+pub(super) fn compiling_with<T>(registry: &FunctionRegistry, compile: impl FnOnce() -> T) -> T {
+    let outer = COMPILING.with(|current| current.replace(Some(registry.clone())));
+    let result = compile();
+    COMPILING.with(|current| *current.borrow_mut() = outer);
+    result
+}
+
+/// The registry the current text is compiled with (see [`compiling_with`]).
+fn compiling_registry() -> FunctionRegistry {
+    COMPILING
+        .with(|current| current.borrow().clone())
+        .unwrap_or_else(FunctionRegistry::standard)
 }
 
 /// How a stateless function computes its value from its arguments.
@@ -163,4 +195,4 @@ fn store(args: &[Template], index: usize, ctx: &mut EvalContext<'_>, value: &str
 }
 
 #[cfg(test)]
-pub(super) mod testing;
+pub(crate) mod testing;

@@ -1,6 +1,8 @@
 //! Variable functions: `__V`, `__eval`, `__evalVar`, `__isVarDefined`, `__split`.
 
-use super::{arg, standard_registry, stateless, Constructor, Function};
+use super::{
+    arg, check_count, compiling_registry, stateless, Constructor, Function, FunctionRegistry,
+};
 use crate::expr::parse::compile_argument;
 use crate::expr::Template;
 use crate::user_state::EvalContext;
@@ -28,35 +30,58 @@ fn v(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
 
 /// `__eval(text)`: a second round of substitution over the argument's value.
 fn eval(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
-    stateless(args, 1, 1, |args, ctx| {
-        let text = arg(args, 0, ctx);
-        evaluate_text(&text, ctx)
-    })
+    EvalText::build(args, EvalSource::Text)
 }
 
 /// `__evalVar(name)`: `__eval` over a variable's content; empty when the variable is missing.
 fn eval_var(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
-    stateless(args, 1, 1, |args, ctx| {
-        let name = arg(args, 0, ctx);
-        match ctx.vars.get(&name) {
-            Some(text) => {
-                let text = text.to_string();
-                evaluate_text(&text, ctx)
-            }
-            None => String::new(),
-        }
-    })
+    EvalText::build(args, EvalSource::Variable)
 }
 
-/// Compiles and evaluates text found at run time. JMeter compiles such text like a function
-/// argument (escapes always apply) and yields nothing when the text is malformed.
-fn evaluate_text(text: &str, ctx: &mut EvalContext<'_>) -> String {
-    if text.is_empty() {
-        return String::new();
+/// Where `__eval` and `__evalVar` find the text they compile.
+enum EvalSource {
+    Text,
+    Variable,
+}
+
+/// A call site of `__eval` or `__evalVar`, with the registry its own text was compiled
+/// with: the text it meets at run time may call any function the plan may.
+struct EvalText {
+    args: Vec<Template>,
+    source: EvalSource,
+    registry: FunctionRegistry,
+}
+
+impl EvalText {
+    fn build(args: Vec<Template>, source: EvalSource) -> Result<Box<dyn Function>, String> {
+        check_count(&args, 1, 1)?;
+        Ok(Box::new(EvalText {
+            args,
+            source,
+            registry: compiling_registry(),
+        }))
     }
-    match compile_argument(text, standard_registry()) {
-        Some(template) => template.eval(ctx),
-        None => String::new(),
+}
+
+impl Function for EvalText {
+    fn call(&self, ctx: &mut EvalContext<'_>) -> String {
+        let argument = arg(&self.args, 0, ctx);
+        let text = match self.source {
+            EvalSource::Text => argument,
+            EvalSource::Variable => match ctx.vars.get(&argument) {
+                Some(text) => text.to_string(),
+                None => return String::new(),
+            },
+        };
+        // JMeter compiles such text like a function argument (escapes always apply) and
+        // yields nothing when the text is malformed.
+        if text.is_empty() {
+            return String::new();
+        }
+        match compile_argument(&text, &self.registry) {
+            Some(template) => template.eval(ctx),
+            None => String::new(),
+        }
     }
 }
 

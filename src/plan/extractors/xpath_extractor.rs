@@ -19,9 +19,9 @@ use super::xpath_query::Query;
 use super::{take_match_count, Field, Scope};
 use crate::expr::Template;
 use crate::plan::{BuildContext, PostProcessor, Setting};
-use crate::query::xml_dom::{Dom, NodeKind};
+use crate::query::xml_dom::Dom;
 use crate::query::xml_load::{configured_namespaces, load, LoadError, ParseOptions};
-use crate::query::xpath::{format_number, NodeRef, Value, XPath};
+use crate::query::xpath::{format_number, Value, XPath};
 use crate::query::xpath_parse::Version;
 use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
@@ -99,7 +99,7 @@ pub fn selected_values(
                 .iter()
                 .enumerate()
                 .filter(|(i, _)| wanted < 0 || wanted == *i as i64 + 1)
-                .map(|(_, &node)| node_value(dom, node, fragment))
+                .map(|(_, &node)| crate::query::xpath::node_value(dom, node, fragment))
                 .collect()
         }
         Value::Boolean(b) => vec![Some(b.to_string())],
@@ -114,24 +114,6 @@ pub fn selected_values(
                 _ => None,
             })
             .collect(),
-    }
-}
-
-/// JMeter's `XPathUtil.getValueForNode` (or the serialised element for a fragment).
-pub fn node_value(dom: &Dom, node: NodeRef, fragment: bool) -> Option<String> {
-    if node.is_attribute() {
-        return Some(dom.node(node.node).attrs[node.attr - 1].value.clone());
-    }
-    let n = dom.node(node.node);
-    match n.kind {
-        NodeKind::Element if fragment => Some(dom.serialize(node.node)),
-        NodeKind::Element => {
-            let first = *n.children.first()?;
-            let child = dom.node(first);
-            (child.kind != NodeKind::Element).then(|| child.value.clone())
-        }
-        NodeKind::Document => None,
-        _ => Some(n.value.clone()),
     }
 }
 
