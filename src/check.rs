@@ -16,10 +16,13 @@ use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::assemble::ElementReport;
 use crate::cli::CheckConfig;
 use crate::expr::FunctionRegistry;
 use crate::jmx::{self, Element, LoadError};
-use crate::plan::{self, registry, Diagnostic, ElementReport, Severity};
+use crate::plan::registry;
+use crate::plan::Diagnostic;
+use crate::plan::Severity;
 use crate::run::Outcome;
 
 /// What `check` says about one element.
@@ -133,7 +136,7 @@ pub fn report_with_properties(
         removed_rows(root, "", &mut removed);
     }
     jmx::rewrite::apply(&mut tree)?;
-    let built = plan::build_with_properties(&tree, functions, properties);
+    let built = crate::assemble::build_with_properties(&tree, functions, properties);
     let mut reports = ReportQueue::new(built.elements);
     let mut rows = Vec::new();
     for root in &tree.roots {

@@ -8,6 +8,7 @@
 //! line into a run configuration; [`check`] reports what jmxr would do with each element
 //! of a plan; [`udp_sink`] is the receiving end of a UDP load test.
 
+pub mod assemble;
 pub mod check;
 pub mod cli;
 pub mod engine;

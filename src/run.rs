@@ -10,13 +10,15 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
+use crate::assemble::PlanOutcome;
 pub use crate::check::check;
 use crate::cli::{ReportConfig, RunConfig};
 use crate::engine;
 use crate::expr::FunctionRegistry;
 use crate::foundation::properties::Properties;
 use crate::jmx;
-use crate::plan::{self, PlanOutcome, Severity};
+use crate::plan;
+use crate::plan::Severity;
 use crate::results::{
     AutoStop, AutoStopLimits, Collector, JtlFiles, ResultsBus, SampleEvent, SaveConfig, Sink,
     StopRun, Summariser, SystemClock, BUS_CAPACITY,
@@ -68,7 +70,9 @@ fn load_plan(
         eprintln!("An error occurred: {e}");
         Outcome::BadInput
     })?;
-    Ok(plan::build_with_properties(&tree, functions, properties))
+    Ok(crate::assemble::build_with_properties(
+        &tree, functions, properties,
+    ))
 }
 
 /// A run: the plan is refused if it holds errors (unless `--skip-unsupported`), result

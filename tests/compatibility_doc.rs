@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use jmxr::plan::compat_doc;
+use jmxr::assemble::compat_doc;
 
 #[test]
 fn compatibility_doc_matches_the_registry() {

@@ -15,9 +15,9 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 
 use super::vu::VirtualUser;
+use crate::expr::condition;
 use crate::expr::Template;
 use crate::plan::{Controller, ControllerKind, Node, SamplerNode, Setting, ThroughputStyle};
-use crate::script::condition;
 use crate::user_state::Counter;
 
 /// What happens after a node ran.

@@ -1,12 +1,15 @@
 //! JMeter expressions: `${var}` and `${__fn(a,b)}` compiled once into [`Template`]s.
 //!
 //! `plan` compiles every string property that can hold a reference into a `Template` at
-//! plan time; the engine evaluates templates per use with an [`EvalContext`] that gives
+//! plan time; the engine evaluates templates per use with an `EvalContext` that gives
 //! access to the virtual user's variables, the global properties and thread facts.
 //! The parser follows JMeter's rules (unknown references stay literal, `\,` `\$` `\\`
 //! escapes only when the text holds a reference, commas split arguments except inside a
 //! nested `${}`); the function library lives in `functions/`, one file per group.
+//! [`condition`] evaluates the one-line JavaScript/JEXL comparisons that If and While
+//! Controllers and the script functions meet most, without a script engine.
 
+pub mod condition;
 pub(crate) mod functions;
 mod parse;
 

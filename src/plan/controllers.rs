@@ -74,7 +74,7 @@ pub fn build(cx: &mut BuildContext<'_>) -> Option<ControllerKind> {
 /// anything beyond them instead of treating it as false.
 fn check_javascript_condition(cx: &mut BuildContext<'_>) {
     let raw = cx.raw("IfController.condition").unwrap_or("").to_string();
-    if let Err(err) = crate::script::condition::check_syntax(&raw) {
+    if let Err(err) = crate::expr::condition::check_syntax(&raw) {
         cx.error(format!(
             "If Controller condition {raw:?} is JavaScript jmxr cannot evaluate yet ({err})"
         ));

@@ -1,22 +1,21 @@
-//! The plan: the loaded tree turned into typed, scoped, pre-compiled elements.
-//!
-//! [`build`] walks the `jmx` tree once. Every element is looked up in the compatibility
-//! [`registry`]; supported ones are constructed (templates compiled, settings parsed),
-//! and for each sampler the elements in its scope are resolved into one
-//! [`ScopePackage`] in JMeter's orders (config innermost first; pre-processors,
-//! post-processors and assertions outermost first). Problems are collected, never
-//! thrown one at a time, so `jmxr check` and a refused run list them all.
+//! The plan: typed, scoped, pre-compiled elements and the contracts they meet.
 //!
 //! Element behaviour is behind small traits ([`Sampler`], [`Timer`], [`Assertion`],
-//! [`PreProcessor`], [`PostProcessor`], [`IterationListener`], [`SampleListener`]); the engine only calls
-//! these, and protocol samplers live in `samplers/`.
+//! [`PreProcessor`], [`PostProcessor`], [`IterationListener`], [`SampleListener`]); the
+//! engine only calls these. As in JMeter's model, elements own their behaviour: logic
+//! controllers' settings ([`controllers`]), config elements ([`config`]), timers
+//! ([`timers`]), assertions ([`assertions`]) and post-processors ([`extractors`]) live
+//! here; protocol samplers live in `samplers`, script elements in `script`. The
+//! compatibility [`registry`] says what jmxr does with every element class; `assemble`
+//! walks the loaded tree with it, constructs each element with a [`BuildContext`] (which
+//! compiles templates and collects every problem, so `jmxr check` and a refused run list
+//! them all) and resolves each sampler's scope into one [`ScopePackage`].
 
 pub mod assertions;
-pub mod build;
-pub mod compat_doc;
 pub mod config;
 pub mod context;
 pub mod controllers;
+pub mod debug_dump;
 pub mod extractors;
 pub mod registry;
 pub mod timers;
@@ -26,7 +25,6 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-pub use build::{build, build_with_properties, ElementReport, PlanOutcome};
 pub use context::{BuildContext, Diagnostic, Setting, Severity};
 pub use tree::*;
 

@@ -15,9 +15,9 @@ use std::sync::Arc;
 use rhai::{Array, ImmutableString};
 
 use super::bindings::{text_of, CallState, ResultSlot};
-use super::condition;
 use super::engine::{self, AstCache};
 use super::translate::SourceLanguage;
+use crate::expr::condition;
 use crate::expr::Constructor;
 use crate::expr::Function;
 use crate::expr::Template;

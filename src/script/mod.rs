@@ -1,7 +1,6 @@
-//! Scripting. `condition` is the small expression language that If and While
-//! Controllers and the `__jexl3`, `__jexl2` and `__javaScript` functions evaluate when
-//! the expression is a one-line comparison (the common case, no engine needed).
-//! Scripts run on Rhai: `translate` turns Groovy, Java, BeanShell and JavaScript into
+//! Scripting. One-line comparisons (the common case of If and While Controllers and of
+//! `__jexl3`, `__jexl2` and `__javaScript`) need no engine: `expr::condition` evaluates
+//! them. Scripts run on Rhai: `translate` turns Groovy, Java, BeanShell and JavaScript into
 //! Rhai source at plan time, and `shims` supplies the Java/Groovy library calls that
 //! translated code makes.
 
@@ -12,11 +11,10 @@
 //! [`program`] is one element's prepared script and the call that runs it; [`elements`]
 //! puts programs behind the plan's traits as the JSR223, BeanShell and BSF elements;
 //! [`functions`] runs `__groovy`, `__javaScript`, `__jexl3`, `__jexl2` and `__BeanShell`,
-//! on `condition` when it reads the expression and on Rhai otherwise.
+//! on `expr::condition` when it reads the expression and on Rhai otherwise.
 
 pub mod bindings;
 pub mod bindings_result;
-pub mod condition;
 pub mod elements;
 pub mod engine;
 pub mod functions;

@@ -17,9 +17,9 @@ use std::sync::Arc;
 use rhai::{Array, Dynamic, ImmutableString, Scope, AST};
 
 use super::bindings::{constants, with_call, CallState};
-use super::condition;
 use super::engine::{self, AstCache};
 use super::translate::SourceLanguage;
+use crate::expr::condition;
 use crate::expr::Template;
 use crate::plan::BuildContext;
 use crate::user_state::EvalContext;

@@ -5,10 +5,10 @@
 //! Difference from JMeter: the "sampler properties" section needs the sampler's own
 //! element, which post-processors do not see in jmxr, so it is left out.
 
+use crate::plan::debug_dump::{system_properties, write_section};
 use crate::plan::{BuildContext, PostProcessor};
 use crate::sample::SampleResult;
 use crate::sample::Stopwatch;
-use crate::samplers::debug::{system_properties, write_section};
 use crate::user_state::UserState;
 
 pub struct DebugPostProcessor {

@@ -1,11 +1,11 @@
-//! Renders `docs/compatibility.md` from the compatibility [`registry`](super::registry),
+//! Renders `docs/compatibility.md` from the compatibility [`registry`](crate::plan::registry),
 //! so the published list can never drift from what `jmxr check` says. The test
 //! `tests/compatibility_doc.rs` compares the file with [`render`] and rewrites it when
 //! `JMXR_UPDATE_DOCS=1` is set.
 
 use std::fmt::Write;
 
-use super::registry::{ElementInfo, Family, Status, ELEMENTS};
+use crate::plan::registry::{ElementInfo, Family, Status, ELEMENTS};
 
 /// The whole document.
 pub fn render() -> String {
@@ -110,7 +110,7 @@ fn functions() -> String {
 const HEADER: &str = "\
 # JMeter compatibility
 
-<!-- Generated from src/plan/registry.rs by src/plan/compat_doc.rs; do not edit.
+<!-- Generated from src/plan/registry.rs by src/assemble/compat_doc.rs; do not edit.
      Regenerate with: JMXR_UPDATE_DOCS=1 cargo test --test compatibility_doc -->
 
 What jmxr does with each JMeter element. `jmxr check plan.jmx` prints the same verdict for

@@ -1,5 +1,12 @@
-//! Walks the loaded tree into a [`TestPlan`]: registry lookup for every element, element
-//! construction, and scope resolution into one package per sampler.
+//! Assembles the runnable plan from the loaded tree: every element is looked up in the
+//! compatibility registry (`plan::registry`); supported ones are constructed by the module
+//! that implements them (controllers, config, timers, assertions and post-processors in
+//! `plan`, protocol samplers in `samplers`, JSR223/BeanShell/BSF elements in `script`),
+//! and for each sampler the elements in its scope are resolved into one package.
+//!
+//! It sits above `plan`, `samplers` and `script` because it constructs from all three;
+//! they know nothing of it. [`compat_doc`] renders `docs/compatibility.md` from the same
+//! registry and the function library.
 //!
 //! Scope follows JMeter's rules (reference §2.3–2.4): logic controllers and samplers are
 //! ordered; every other element applies to the samplers below its parent. Test-plan-level
@@ -7,19 +14,21 @@
 //! levels from the thread group down to the sampler's own children are combined:
 //! pre-processors, post-processors and assertions outermost first, config innermost first.
 
+pub mod compat_doc;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::context::argument_rows;
-use super::controllers;
-use super::registry::{self, Family, Status};
-use super::tree::*;
-use super::{
+use crate::expr::{FunctionRegistry, Template};
+use crate::jmx::{Element, TestTree};
+use crate::plan::context::argument_rows;
+use crate::plan::controllers;
+use crate::plan::registry::{self, Family, Status};
+use crate::plan::tree::*;
+use crate::plan::{
     assertions, config, timers, Assertion, BuildContext, Diagnostic, IterationListener,
     PostProcessor, PreProcessor, SampleListener, Severity, Timer,
 };
-use crate::expr::{FunctionRegistry, Template};
-use crate::jmx::{Element, TestTree};
 use crate::sample::SampleAction;
 use crate::script::elements::{self as script_elements, ScriptElement};
 
@@ -53,7 +62,7 @@ impl PlanOutcome {
 
 /// Builds the plan from a rewritten tree.
 pub fn build(tree: &TestTree, functions: &FunctionRegistry) -> PlanOutcome {
-    build_with_properties(tree, functions, super::context::no_properties())
+    build_with_properties(tree, functions, crate::plan::context::no_properties())
 }
 
 /// Builds the plan with the run's properties at hand, for the few elements whose meaning
@@ -344,9 +353,9 @@ impl<'f> Builder<'f> {
                     .unwrap_or("1")
                     .to_string();
                 let template = cx.compile(&text);
-                super::Setting::from_template(template)
+                crate::plan::Setting::from_template(template)
             }
-            None => super::Setting::constant("1"),
+            None => crate::plan::Setting::constant("1"),
         };
         let name: Arc<str> = Arc::from(el.name.as_str());
         let name_template = Template::literal(&el.name);
@@ -574,7 +583,7 @@ impl<'f> Builder<'f> {
                 let action = result_action(cx.raw("OnError.action").unwrap_or("0"));
                 level.result_actions.push(action);
             }
-            Some(Family::PostProcessor) => match super::extractors::build(class, &mut cx) {
+            Some(Family::PostProcessor) => match crate::plan::extractors::build(class, &mut cx) {
                 Some(post) => level.post.push(post),
                 None => cx.error(format!("{class} cannot be built")),
             },
