@@ -2,8 +2,8 @@
 
 use std::process::ExitCode;
 
-use jmxr::cli::{self, Command};
-use jmxr::run::{self, Outcome};
+use jmxr::commands::cli::{self, Command};
+use jmxr::commands::run::{self, Outcome};
 
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
@@ -20,7 +20,7 @@ fn main() -> ExitCode {
     };
     // Socket samplers hold one socket per virtual user; the default soft limit is low.
     if matches!(command, Command::Run(_) | Command::UdpSink(_)) {
-        jmxr::fd_limit::raise_open_file_limit();
+        jmxr::foundation::fd_limit::raise_open_file_limit();
     }
     let outcome = match command {
         Command::Help => {
@@ -43,7 +43,7 @@ fn main() -> ExitCode {
                     return ExitCode::from(Outcome::BadInput.exit_code());
                 }
             };
-            match runtime.block_on(jmxr::udp_sink::run(config)) {
+            match runtime.block_on(jmxr::commands::udp_receiver::run(config)) {
                 Ok(()) => Outcome::Completed,
                 Err(err) => {
                     eprintln!("An error occurred: {err}");
@@ -53,14 +53,15 @@ fn main() -> ExitCode {
         }
         Command::Report(config) => run::report(&config),
         Command::Migrate(config) => {
-            if cli::migrate::run(&config, &mut std::io::stdout()) {
+            if jmxr::commands::migrate::run(&config, &mut std::io::stdout()) {
                 Outcome::Completed
             } else {
                 Outcome::BadInput
             }
         }
         Command::MirrorServer { host, port } => match build_runtime() {
-            Ok(runtime) => match runtime.block_on(jmxr::mirror::serve(&host, port)) {
+            Ok(runtime) => match runtime.block_on(jmxr::samplers::http::mirror::serve(&host, port))
+            {
                 Ok(()) => Outcome::Completed,
                 Err(err) => {
                     eprintln!("An error occurred: mirror server on {host}:{port}: {err}");

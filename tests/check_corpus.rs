@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
-use jmxr::check::{self, Verdict};
+use jmxr::commands::check::{self, Verdict};
 use jmxr::jmx::{self, Element};
 use jmxr::plan::registry;
 

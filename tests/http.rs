@@ -370,7 +370,9 @@ fn mirror() -> u16 {
             .build()
             .expect("runtime");
         runtime.block_on(async move {
-            let addr = jmxr::mirror::spawn_local(0).await.expect("mirror binds");
+            let addr = jmxr::samplers::http::mirror::spawn_local(0)
+                .await
+                .expect("mirror binds");
             tx.send(addr.port()).expect("port sent");
             std::future::pending::<()>().await;
         });

@@ -27,7 +27,7 @@ fn mirror_on_8081() {
                 return;
             };
             runtime.block_on(async move {
-                let bound = jmxr::mirror::spawn_local(8081).await;
+                let bound = jmxr::samplers::http::mirror::spawn_local(8081).await;
                 let _ = ready_tx.send(());
                 if bound.is_ok() {
                     std::future::pending::<()>().await;

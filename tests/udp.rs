@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use jmxr::udp_sink::{self, Counts, SinkConfig};
+use jmxr::commands::udp_receiver::{self, Counts, SinkConfig};
 use support::{fixtures, jmxr, Jtl};
 
 const PLAN: &str = "udp/udp_sampler.jmx";
@@ -28,7 +28,7 @@ fn sink_config(sequence: bool) -> SinkConfig {
 /// Runs `plan` with `extra` against an in-process sink; returns the `.jtl` and what the
 /// sink received.
 fn run_against_sink(plan: &str, extra: &[&str], sequence: bool) -> (Jtl, Counts) {
-    let sink = udp_sink::start(&sink_config(sequence)).expect("the sink binds");
+    let sink = udp_receiver::start(&sink_config(sequence)).expect("the sink binds");
     let port = format!("-Judp.port={}", sink.local_addr.port());
     let work = tempfile::tempdir().expect("scratch folder");
     let plan = fixtures().join(plan);

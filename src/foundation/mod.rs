@@ -3,10 +3,12 @@
 //! [`properties`] is JMeter's global property table and [`properties_file`] how
 //! `.properties` files are read; [`clock`] stamps samples on one wall-clock time line and
 //! [`precise_timer`] wakes users with sub-millisecond precision; [`fast_hash`] is the
-//! hasher of the per-sample lookups; [`paths`] finds the files a plan names.
+//! hasher of the per-sample lookups; [`paths`] finds the files a plan names;
+//! [`fd_limit`] raises the process's open-file limit for socket-heavy runs.
 
 pub mod clock;
 pub mod fast_hash;
+pub mod fd_limit;
 pub mod paths;
 pub mod precise_timer;
 pub mod properties;

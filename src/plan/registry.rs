@@ -1,11 +1,11 @@
 //! The compatibility registry: every JMeter element class jmxr knows, what family it
 //! belongs to and what jmxr does with it. `jmxr check` reports from this table and
-//! `docs/compatibility.md` is generated from it (`compat_doc`; a test keeps the file
+//! `docs/compatibility.md` is generated from it (`assemble::compat_doc`; a test keeps the file
 //! current).
 //!
 //! The table covers every `testclass` found in the conformance corpus (JMeter's batch
 //! tests, examples and templates, the plugin samples and 160 real-world plans). An
-//! unsupported row says what is planned. Whether skipping it can change the load or the
+//! unsupported row says what is missing and, where one exists, what to use instead. Whether skipping it can change the load or the
 //! verdict decides between refusing a run and a warning: that follows the family, except
 //! for the few rows that set `affects_run` themselves (a listener that stops the test, a
 //! config element that only feeds a live output).
@@ -136,7 +136,8 @@ macro_rules! elements {
 use Family::*;
 use Status::*;
 
-const HTTP: &str = "HTTP support is planned (issue 3)";
+const HTTP_VARIANT: &str = "not supported yet: an HTTP Request (with a Header Manager) that sends \
+the same method, URL, headers and body does the same";
 const HTTP_SAMPLER: &str = "HTTP/1.1 and HTTPS (any certificate trusted, as in JMeter; \
 jmxr.https.verify_certificates=true checks them) with per-user keep-alive, redirects, \
 gzip/deflate/brotli, multipart, file: URLs, Use MD5, embedded resources (HTML and CSS, \
@@ -145,14 +146,15 @@ nested frames, URL filters, parallel downloads with their pool size), source add
 ALPN when the run sets jmxr.http.http2=true (see docs/http2.md)";
 const BZM_HTTP2: &str = "runs as an HTTP Request over HTTP/2 where the server offers it in \
 ALPN, else HTTP/1.1 (see docs/http2.md); no server push, h2c or prioritisation";
-const DATA: &str = "planned with test data, extractors and assertions (issue 4)";
+const REFORMAT: &str = "not supported yet: the response stays as the server sent it";
 const SCRIPT: &str = "runs on Rhai, compiled once: `scriptLanguage` rhai as is; groovy, java, \
 beanshell, javascript and jexl translated to Rhai at plan time (what does not translate is \
 reported by `check`); see docs/scripting.md";
-const WEBSOCKET: &str = "WebSocket is not implemented yet (no issue yet)";
-const PROTO: &str = "this protocol is not planned yet";
-const NO_PLUGIN: &str = "not implemented yet (no issue yet)";
-const PLUGIN_GROUP: &str = "plugin thread groups are not implemented yet (no issue yet)";
+const WEBSOCKET: &str = "WebSocket is not supported yet";
+const PROTO: &str = "this protocol is not supported yet";
+const NO_PLUGIN: &str = "not supported yet";
+const ARRIVALS: &str = "arrival-rate thread groups are not supported yet: a bzm Concurrency \
+Thread Group paced by a Throughput Shaping Timer gives a similar load";
 const WRITES_FILE: &str = "writes its result file when `filename` is set; GUI views are not drawn";
 const GRAPH: &str = "draws a graph in JMeter's GUI only; a headless run has nothing to draw";
 const MONITOR: &str = "draws server metrics in JMeter's GUI; monitoring is not implemented, \
@@ -165,12 +167,12 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "ThreadGroup" => ThreadGroup Supported "Thread Group" "";
     "SetupThreadGroup" => ThreadGroup Supported "setUp Thread Group" "";
     "PostThreadGroup" => ThreadGroup Supported "tearDown Thread Group" "";
-    "OpenModelThreadGroup" => ThreadGroup Unsupported "Open Model Thread Group" "arrival-rate schedules are not implemented yet (no issue yet)";
+    "OpenModelThreadGroup" => ThreadGroup Unsupported "Open Model Thread Group" ARRIVALS;
     "kg.apc.jmeter.threads.UltimateThreadGroup" => ThreadGroup Supported "jp@gc - Ultimate Thread Group" "every row (values may use functions), the old `threads_schedule` table name and the `threads_schedule` JMeter property (`spawn(...)` chunks); each user starts and stops on the plugin's milliseconds; a row of 0 threads is skipped (the plugin mis-assigns the users after it)";
     "kg.apc.jmeter.threads.SteppingThreadGroup" => ThreadGroup Supported "jp@gc - Stepping Thread Group" "initial delay, first burst, start steps spread over the ramp-up, hold, stop steps, on the plugin's milliseconds";
     "com.blazemeter.jmeter.threads.concurrency.ConcurrencyThreadGroup" => ThreadGroup Supported "bzm - Concurrency Thread Group" "target level (re-read each check, so a property may lower it), ramp-up smooth or in steps, hold, unit, iterations per user (users are replaced); `LogFilename` is not written; a timer that would run past ramp-up + hold stops the user (the plugin sleeps it out and runs one more sample)";
-    "com.blazemeter.jmeter.threads.arrivals.ArrivalsThreadGroup" => ThreadGroup Unsupported "bzm - Arrivals Thread Group" PLUGIN_GROUP;
-    "com.blazemeter.jmeter.threads.arrivals.FreeFormArrivalsThreadGroup" => ThreadGroup Unsupported "bzm - Free-Form Arrivals Thread Group" PLUGIN_GROUP;
+    "com.blazemeter.jmeter.threads.arrivals.ArrivalsThreadGroup" => ThreadGroup Unsupported "bzm - Arrivals Thread Group" ARRIVALS;
+    "com.blazemeter.jmeter.threads.arrivals.FreeFormArrivalsThreadGroup" => ThreadGroup Unsupported "bzm - Free-Form Arrivals Thread Group" ARRIVALS;
     "com.example.jmeter.plugin.CustomThreadGroup" => ThreadGroup Unsupported "Custom Thread Group (a project's own Java class)" "runs Java plugin code, which jmxr cannot load";
 
     "GenericController" => Controller Supported "Simple Controller" "";
@@ -202,13 +204,13 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "HTTPSamplerProxy" => Sampler Supported "HTTP Request" HTTP_SAMPLER;
     "HTTPSampler" => Sampler Supported "HTTP Request (Java, legacy)" HTTP_SAMPLER;
     "HTTPSampler2" => Sampler Supported "HTTP Request (HttpClient, legacy)" HTTP_SAMPLER;
-    "com.blazemeter.jmeter.http.ParallelHTTPSampler" => Sampler Unsupported "bzm - Parallel HTTP Requests" HTTP;
+    "com.blazemeter.jmeter.http.ParallelHTTPSampler" => Sampler Unsupported "bzm - Parallel HTTP Requests" HTTP_VARIANT;
     "com.blazemeter.jmeter.http2.sampler.HTTP2Sampler" => Sampler Supported "bzm - HTTP/2 Sampler" BZM_HTTP2;
     "com.blazemeter.jmeter.http2.sampler.HTTP2Request" => Sampler Supported "bzm - HTTP/2 Sampler (plugin 1.x)" BZM_HTTP2;
-    "kg.apc.jmeter.samplers.HTTPRawSampler" => Sampler Unsupported "jp@gc - HTTP Raw Request" HTTP;
-    "com.atlantbh.jmeter.plugins.rest.RestSampler" => Sampler Unsupported "jp@gc - RESTful Sampler" HTTP;
-    "com.atlantbh.jmeter.plugins.oauth.OAuthSampler" => Sampler Unsupported "jp@gc - OAuth Sampler" HTTP;
-    "SoapSampler" => Sampler Unsupported "SOAP/XML-RPC Request" HTTP;
+    "kg.apc.jmeter.samplers.HTTPRawSampler" => Sampler Unsupported "jp@gc - HTTP Raw Request" HTTP_VARIANT;
+    "com.atlantbh.jmeter.plugins.rest.RestSampler" => Sampler Unsupported "jp@gc - RESTful Sampler" HTTP_VARIANT;
+    "com.atlantbh.jmeter.plugins.oauth.OAuthSampler" => Sampler Unsupported "jp@gc - OAuth Sampler" HTTP_VARIANT;
+    "SoapSampler" => Sampler Unsupported "SOAP/XML-RPC Request" HTTP_VARIANT;
     "JSR223Sampler" => Sampler Supported "JSR223 Sampler" SCRIPT;
     "BeanShellSampler" => Sampler Supported "BeanShell Sampler" SCRIPT;
     "BSFSampler" => Sampler Supported "BSF Sampler" SCRIPT;
@@ -255,12 +257,12 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "CSVDataSet" => Config Supported "CSV Data Set Config" "streamed line by line; encodings: UTF-8 and the ISO-8859-1 family (others are read as UTF-8 with a warning); `shareMode.group` keys readers by thread-group name";
     "RandomVariableConfig" => Config Supported "Random Variable" "seeded generators are Java's `java.util.Random`, so seeded values match JMeter's";
     "kg.apc.jmeter.config.VariablesFromCSV" => Config Supported "jp@gc - Variables From CSV File" "read when the plan is built (the file name must be plain text), prefix, delimiter text, skipped lines, `#` comments, quoted values over several lines; `storeSysProp` has no meaning without a JVM";
-    "com.blazemeter.jmeter.RandomCSVDataSetConfig" => Config Unsupported "bzm - Random CSV Data Set Config" DATA;
-    "com.blazemeter.jmeter.DirectoryListingConfig" => Config Unsupported "bzm - Directory Listing Config" DATA;
+    "com.blazemeter.jmeter.RandomCSVDataSetConfig" => Config Unsupported "bzm - Random CSV Data Set Config" "not supported yet: a CSV Data Set Config reads the rows in file order";
+    "com.blazemeter.jmeter.DirectoryListingConfig" => Config Unsupported "bzm - Directory Listing Config" "not supported yet: list the files in a CSV file and read it with a CSV Data Set Config";
     "kg.apc.jmeter.config.redis.RedisDataSet" => Config Unsupported "jp@gc - Redis Data Set" PROTO;
     "ConfigTestElement" gui "HttpDefaultsGui" => Config Supported "HTTP Request Defaults" "fills absent or empty HTTP Request fields (closest wins) and appends its parameters; boolean defaults are not applied";
     "ConfigTestElement" gui "Http2DefaultsGui" => Config Supported "bzm - HTTP/2 Request Defaults (plugin 1.x)" "applies to bzm HTTP/2 Samplers of plugin 1.x as HTTP Request Defaults do to HTTP Requests";
-    "ConfigTestElement" gui "LoginConfigGui" => Config Unsupported "Login Config Element" HTTP;
+    "ConfigTestElement" gui "LoginConfigGui" => Config Unsupported "Login Config Element" "not supported yet: set the user name and password on the sampler itself";
     "ConfigTestElement" gui "TCPConfigGui" => Config Supported "TCP Sampler Config" "defaults merged into TCP Samplers in scope at plan time";
     "ConfigTestElement" gui "FtpConfigGui" => Config Unsupported "FTP Request Defaults" PROTO;
     "ConfigTestElement" gui "LdapConfigGui" => Config Unsupported "LDAP Request Defaults" PROTO;
@@ -270,7 +272,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "CacheManager" => Config Supported "HTTP Cache Manager" "per user: validators (If-Modified-Since, If-None-Match), Cache-Control/Expires freshness, Vary, max size, clear each iteration; a fresh GET makes no sample unless cache_manager.cached_resource_mode says otherwise. Clearing each iteration clears that user's cache only (JMeter clears every thread's)";
     "AuthManager" => Config Supported "HTTP Authorization Manager" "the first entry whose URL prefixes the request: Basic sent pre-emptively, Digest (MD5, qop=auth) in answer to the 401 challenge; Kerberos is not supported (a warning says so)";
     "DNSCacheManager" => Config Supported "DNS Cache Manager" "per-user cache (cleared each iteration when set); the custom resolver's static host table and DNS servers (host, host:port or [IPv6]:port; A records over UDP, CNAMEs followed; as in JMeter, literal IP addresses are asked too); names are looked up as given, without the system's search domains";
-    "KeystoreConfig" => Config Unsupported "Keystore Configuration" HTTP;
+    "KeystoreConfig" => Config Unsupported "Keystore Configuration" "not supported yet: client certificates (mutual TLS) cannot be presented";
     "JDBCDataSource" => Config Unsupported "JDBC Connection Configuration" PROTO;
     "BoltConnectionElement" => Config Unsupported "Bolt Connection Configuration" PROTO;
     "com.blazemeter.jmeter.xmpp.JMeterXMPPConnection" => Config Unsupported "jp@gc - XMPP Connection" PROTO;
@@ -289,11 +291,11 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "JSR223PreProcessor" => PreProcessor Supported "JSR223 PreProcessor" SCRIPT;
     "BeanShellPreProcessor" => PreProcessor Supported "BeanShell PreProcessor" SCRIPT;
     "BSFPreProcessor" => PreProcessor Supported "BSF PreProcessor" SCRIPT;
-    "AnchorModifier" => PreProcessor Unsupported "HTML Link Parser" HTTP;
-    "RegExUserParameters" => PreProcessor Unsupported "RegEx User Parameters" HTTP;
+    "AnchorModifier" => PreProcessor Unsupported "HTML Link Parser" "not supported yet: take the link with a Regular Expression or CSS Selector Extractor and use the variable in the request";
+    "RegExUserParameters" => PreProcessor Unsupported "RegEx User Parameters" "not supported yet: a Regular Expression Extractor followed by a JSR223 PreProcessor that sets the parameters does the same";
     "JDBCPreProcessor" => PreProcessor Unsupported "JDBC PreProcessor" PROTO;
     "kg.apc.jmeter.modifiers.FifoPopPreProcessor" => PreProcessor Unsupported "jp@gc - Inter-Thread Communication PreProcessor" NO_PLUGIN;
-    "kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor" => PreProcessor Unsupported "jp@gc - Raw Data Source PreProcessor" DATA;
+    "kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor" => PreProcessor Unsupported "jp@gc - Raw Data Source PreProcessor" NO_PLUGIN;
     "nz.co.breakpoint.jmeter.iso8583.ISO8583Crypto" => PreProcessor Unsupported "ISO8583 Crypto PreProcessor" PROTO;
 
     "RegexExtractor" => PostProcessor Supported "Regular Expression Extractor" "Perl 5 syntax through a backtracking engine (lookaround, back-references); `$` matches only at the very end and `\\d`/`\\w` are Unicode-aware; \"as document\" reads the body as text";
@@ -305,9 +307,9 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "XPath2Extractor" => PostProcessor Supported "XPath2 Extractor" "XPath 1.0 plus the XPath 2 parts plans use: sequences, `eq`/`ne`/`lt`/..., `if then else`, `idiv`, `*:name`, a function as last step, and `ends-with`, `matches`, `replace`, `lower-case`, `upper-case`, `string-join`, `tokenize`, `distinct-values`, `exists`, `empty`, `min`, `max`, `avg`, `abs`, `data`, `reverse`, `subsequence`, `head`, `tail`, `compare`; other constructs (`for`, `some`, `let`, types, `||`) are plan errors naming them; numbers are doubles, not decimals";
     "DebugPostProcessor" => PostProcessor Supported "Debug PostProcessor" "the sampler-properties section is left out (post-processors do not see the sampler element)";
     "com.atlantbh.jmeter.plugins.jsonutils.jsonpathextractor.JSONPathExtractor" => PostProcessor Supported "jp@gc - JSON Path Extractor" "one JSONPath (as the JSON Extractor reads it) from the body or a variable; arrays into name_1..name_n and name_matchNr, other values as the plugin prints them; the default when nothing is found";
-    "com.atlantbh.jmeter.plugins.jsontoxmlconverter.JSONToXMLConverter" => PostProcessor Unsupported "jp@gc - JSON to XML Converter" DATA;
-    "com.atlantbh.jmeter.plugins.jsonutils.jsonformatter.JSONFormatter" => PostProcessor Unsupported "jp@gc - JSON Format Post Processor" DATA;
-    "com.atlantbh.jmeter.plugins.xmlformatter.XMLFormatPostProcessor" => PostProcessor Unsupported "jp@gc - XML Format Post Processor" DATA;
+    "com.atlantbh.jmeter.plugins.jsontoxmlconverter.JSONToXMLConverter" => PostProcessor Unsupported "jp@gc - JSON to XML Converter" REFORMAT;
+    "com.atlantbh.jmeter.plugins.jsonutils.jsonformatter.JSONFormatter" => PostProcessor Unsupported "jp@gc - JSON Format Post Processor" REFORMAT;
+    "com.atlantbh.jmeter.plugins.xmlformatter.XMLFormatPostProcessor" => PostProcessor Unsupported "jp@gc - XML Format Post Processor" REFORMAT;
     "ResultAction" => PostProcessor Supported "Result Status Action Handler" "";
     "JSR223PostProcessor" => PostProcessor Supported "JSR223 PostProcessor" SCRIPT;
     "BeanShellPostProcessor" => PostProcessor Supported "BeanShell PostProcessor" SCRIPT;
@@ -326,8 +328,8 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "HTMLAssertion" => Assertion Supported "HTML Assertion" "an HTML5 parser stands in for JTidy: its complaints count as warnings, elements Tidy does not know as errors, so counts differ from JMeter's (docs/differences.md); the error file uses Tidy's layout";
     "XMLAssertion" => Assertion Supported "XML Assertion" "well-formedness through jmxr's parser: the commonest failure messages use Xerces' words, others differ";
     "com.atlantbh.jmeter.plugins.jsonutils.jsonpathassertion.JSONPathAssertion" => Assertion Supported "jp@gc - JSON Path Assertion" "JMeter's JSON Assertion with the plugin's differences: values compare as printed text (decimals as numbers), no value check passes on an empty array, messages without the path";
-    "org.apache.jmeter.assertions.JSONSchemaAssertion" => Assertion Unsupported "JSON Schema Assertion (plugin)" DATA;
-    "eu.luminis.jmeter.assertions.BinaryContentAssertion" => Assertion Unsupported "Binary Response Assertion (WebSocket samplers)" DATA;
+    "org.apache.jmeter.assertions.JSONSchemaAssertion" => Assertion Unsupported "JSON Schema Assertion (plugin)" "not supported yet: check the fields that matter with JSON Assertions";
+    "eu.luminis.jmeter.assertions.BinaryContentAssertion" => Assertion Unsupported "Binary Response Assertion (WebSocket samplers)" WEBSOCKET;
     "JSR223Assertion" => Assertion Supported "JSR223 Assertion" SCRIPT;
     "BeanShellAssertion" => Assertion Supported "BeanShell Assertion" SCRIPT;
     "BSFAssertion" => Assertion Supported "BSF Assertion" SCRIPT;
@@ -337,7 +339,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "GaussianRandomTimer" => Timer Supported "Gaussian Random Timer" "";
     "PoissonRandomTimer" => Timer Supported "Poisson Random Timer" "";
     "ConstantThroughputTimer" => Timer Supported "Constant Throughput Timer" "every calcMode (an index, the English text or the JMeter 6 name; other text is \"this thread only\", as in JMeter); a throughput of 0 waits a day at most per sample";
-    "PreciseThroughputTimer" => Timer Unsupported "Precise Throughput Timer" "throughput timers are not implemented yet (no issue yet)";
+    "PreciseThroughputTimer" => Timer Unsupported "Precise Throughput Timer" "not supported yet: a Constant Throughput Timer paces samples to a rate";
     "kg.apc.jmeter.timers.VariableThroughputTimer" => Timer Supported "jp@gc - Throughput Shaping Timer" "the table (values may use functions) and the `load_profile` property; samples are released on the plugin's per-second schedule; at the end of the profile the users in its scope stop (the plugin stops their thread groups); each second it publishes `<name>_rps`, `<name>_cntSent` and `<name>_cntDelayed`, which `__tstFeedback` reads";
     "SyncTimer" => Timer Unsupported "Synchronizing Timer" NO_PLUGIN;
     "JSR223Timer" => Timer Supported "JSR223 Timer" SCRIPT;
@@ -354,9 +356,9 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "kg.apc.jmeter.reporters.ConsoleStatusLogger" => Listener Ignored "jp@gc - Console Status Logger" "its console lines are not printed; the summariser prints the same totals";
     "BackendListener" => Listener Unsupported "Backend Listener" "live outputs (InfluxDB, Graphite) are not implemented yet; the .jtl holds the same samples";
     "com.github.johrstrom.listener.PrometheusListener" => Listener Unsupported "Prometheus Listener" "Prometheus export is not implemented yet; the .jtl holds the same samples";
-    "kg.apc.jmeter.listener.GraphsGeneratorListener" => Listener Unsupported "jp@gc - Graphs Generator" "the HTML dashboard is planned instead (issue 5)";
-    "kg.apc.jmeter.reporters.LoadosophiaUploader" => Listener Unsupported "jp@gc - BlazeMeter Sense Uploader" "uploading is not planned; the HTML dashboard is planned (issue 5)";
-    "kg.apc.jmeter.reporters.FlexibleFileWriter" => Listener Unsupported "jp@gc - Flexible File Writer" "its own file format is not written yet (no issue yet)";
+    "kg.apc.jmeter.listener.GraphsGeneratorListener" => Listener Unsupported "jp@gc - Graphs Generator" "draws graphs as files; the HTML dashboard (`-e -o DIR`) draws them instead";
+    "kg.apc.jmeter.reporters.LoadosophiaUploader" => Listener Unsupported "jp@gc - BlazeMeter Sense Uploader" "uploading to BlazeMeter is not supported; the HTML dashboard (`-e -o DIR`) shows the results";
+    "kg.apc.jmeter.reporters.FlexibleFileWriter" => Listener Unsupported "jp@gc - Flexible File Writer" "its own file format is not written yet; `sample_variables` puts variables in the .jtl instead";
     "ResultSaver" => Listener Unsupported "Save Responses to a file" NO_PLUGIN;
     "MailerResultCollector" => Listener Unsupported "Mailer Visualizer" "sending mail is not planned";
     "JSR223Listener" => Listener Supported "JSR223 Listener" SCRIPT;

@@ -33,6 +33,7 @@ mod dns;
 mod embedded;
 mod file;
 mod http2;
+pub mod mirror;
 mod parallel;
 mod redirects;
 mod request;

@@ -15,7 +15,9 @@ fn http_element(port: u16, path: &str, extra: Vec<crate::jmx::Property>) -> Elem
 
 #[tokio::test]
 async fn get_against_the_mirror_measures_like_jmeter() {
-    let addr = crate::mirror::spawn_local(0).await.expect("mirror");
+    let addr = crate::samplers::http::mirror::spawn_local(0)
+        .await
+        .expect("mirror");
     let el = http_element(addr.port(), "/x", vec![]);
     let result = build_and_sample(&el).await;
     assert_eq!(result.response_code, "200");
@@ -104,7 +106,9 @@ async fn sample_with(el: &Element, configs: &[&Element]) -> SampleResult {
 
 #[tokio::test]
 async fn defaults_fill_empty_fields_and_basic_credentials_are_sent_first_time() {
-    let addr = crate::mirror::spawn_local(0).await.expect("mirror");
+    let addr = crate::samplers::http::mirror::spawn_local(0)
+        .await
+        .expect("mirror");
     let defaults = element(
         "ConfigTestElement",
         "HttpDefaultsGui",
@@ -157,7 +161,9 @@ async fn defaults_fill_empty_fields_and_basic_credentials_are_sent_first_time() 
 
 #[tokio::test]
 async fn inner_header_managers_win_per_name() {
-    let addr = crate::mirror::spawn_local(0).await.expect("mirror");
+    let addr = crate::samplers::http::mirror::spawn_local(0)
+        .await
+        .expect("mirror");
     let manager = |name: &str, rows: &[(&str, &str)]| {
         let items = rows
             .iter()
@@ -193,7 +199,9 @@ async fn inner_header_managers_win_per_name() {
 
 #[tokio::test]
 async fn md5_keeps_only_the_digest_of_the_body_and_the_wire_size() {
-    let addr = crate::mirror::spawn_local(0).await.expect("mirror");
+    let addr = crate::samplers::http::mirror::spawn_local(0)
+        .await
+        .expect("mirror");
     let el = http_element(addr.port(), "/", vec![bool_prop("HTTPSampler.md5", true)]);
     let result = build_and_sample(&el).await;
     assert_eq!(result.response_data.len(), 32);
@@ -202,7 +210,9 @@ async fn md5_keeps_only_the_digest_of_the_body_and_the_wire_size() {
 
 #[tokio::test]
 async fn dns_cache_manager_static_hosts_resolve_names() {
-    let addr = crate::mirror::spawn_local(0).await.expect("mirror");
+    let addr = crate::samplers::http::mirror::spawn_local(0)
+        .await
+        .expect("mirror");
     let dns = element(
         "DNSCacheManager",
         "DNSCachePanel",

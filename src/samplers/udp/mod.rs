@@ -2,9 +2,9 @@
 //! contract ([`sender`], mapped by `samplers::java::mapping`), and the jmeter-plugins
 //! UDP Request with its request/response exchange ([`plugin`]).
 //!
-//! The receiving end, `jmxr udp-sink`, lives in `crate::udp_sink`; both agree on the
-//! optional sequence number at the start of each datagram ([`sender::SEQUENCE_BYTES`]
-//! bytes, big-endian).
+//! The receiving end is the `jmxr udp-sink` command (`commands::udp_receiver`); both
+//! agree on the optional sequence number at the start of each datagram
+//! ([`sender::SEQUENCE_BYTES`] bytes, big-endian).
 
 pub mod plugin;
 pub mod sender;

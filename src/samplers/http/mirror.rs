@@ -1,5 +1,6 @@
-//! `jmxr mirror-server`: an HTTP server that echoes each request back, as JMeter's
-//! HTTP Mirror Server (`HttpMirrorThread`) does. Test plans and jmxr's own tests point
+//! The HTTP mirror: a server that echoes each request back, as JMeter's HTTP Mirror
+//! Server (`HttpMirrorThread`, in JMeter's HTTP protocol package too) does. `jmxr
+//! mirror-server` and `--mirror-server` serve it; test plans and jmxr's own tests point
 //! HTTP samplers at it, so it must answer exactly as JMeter's does.
 //!
 //! Per connection it reads one request and answers `HTTP/1.0 <status>`, then

@@ -3,8 +3,6 @@
 //! arguments into [`RawArgs`] without touching the disk, and [`RawArgs::resolve`]
 //! reads property files in JMeter's order of precedence into a [`Command`].
 
-pub mod migrate;
-
 use std::collections::HashMap;
 
 use crate::foundation::properties_file;
@@ -63,9 +61,9 @@ pub enum Command {
     Run(RunConfig),
     Check(CheckConfig),
     /// `jmxr udp-sink`: receive and count a UDP load.
-    UdpSink(crate::udp_sink::SinkConfig),
+    UdpSink(crate::commands::udp_receiver::SinkConfig),
     /// `jmxr migrate plan.jmx [-o out.jmx]`: a copy of the plan with Rhai scripts.
-    Migrate(migrate::MigrateConfig),
+    Migrate(super::migrate::MigrateConfig),
     Report(ReportConfig),
     /// `jmxr mirror-server --port N [--host H]`
     MirrorServer {
@@ -325,10 +323,10 @@ impl RawArgs {
             return Ok(Command::Version);
         }
         if let Some(args) = &self.migrate {
-            return migrate::parse_args(args).map(Command::Migrate);
+            return super::migrate::parse_args(args).map(Command::Migrate);
         }
         if let Some(args) = &self.udp_sink {
-            return crate::udp_sink::parse_args(args)
+            return crate::commands::udp_receiver::parse_args(args)
                 .map(Command::UdpSink)
                 .map_err(CliError::Usage);
         }

@@ -11,8 +11,9 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use crate::assemble::PlanOutcome;
-pub use crate::check::check;
-use crate::cli::{ReportConfig, RunConfig};
+pub use crate::commands::check::check;
+use crate::commands::cli::ReportConfig;
+use crate::commands::cli::RunConfig;
 use crate::engine;
 use crate::expr::FunctionRegistry;
 use crate::foundation::properties::Properties;
@@ -501,7 +502,7 @@ async fn start_mirror(port: u16) -> Result<tokio::task::JoinHandle<()>, String> 
         .await
         .map_err(|e| format!("cannot start the mirror server on 127.0.0.1:{port}: {e}"))?;
     Ok(tokio::spawn(async move {
-        if let Err(e) = crate::mirror::run(listener).await {
+        if let Err(e) = crate::samplers::http::mirror::run(listener).await {
             runlog::error(&format!("mirror server stopped: {e}"));
         }
     }))

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::script::translate::{translate, SourceLanguage};
 
-use super::CliError;
+use super::cli::CliError;
 
 #[derive(Debug, Clone)]
 pub struct MigrateConfig {

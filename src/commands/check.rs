@@ -17,13 +17,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::assemble::ElementReport;
-use crate::cli::CheckConfig;
+use crate::commands::cli::CheckConfig;
+use crate::commands::run::Outcome;
 use crate::expr::FunctionRegistry;
 use crate::jmx::{self, Element, LoadError};
 use crate::plan::registry;
 use crate::plan::Diagnostic;
 use crate::plan::Severity;
-use crate::run::Outcome;
 
 /// What `check` says about one element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

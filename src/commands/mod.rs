@@ -1,0 +1,12 @@
+//! The commands, at the top of the layers: [`cli`] reads JMeter's command line and jmxr's
+//! subcommands into a command; [`run`] carries one invocation end to end (load, assemble,
+//! refuse or run, sinks, report); [`check`] lists what jmxr does with every element of a
+//! plan; [`migrate`] writes a plan whose scripts are translated to Rhai;
+//! [`udp_receiver`] is the receiving end of a UDP load test (`jmxr udp-sink`). The HTTP
+//! mirror they can serve lives with the HTTP sampler (`samplers::http::mirror`).
+
+pub mod check;
+pub mod cli;
+pub mod migrate;
+pub mod run;
+pub mod udp_receiver;
