@@ -43,7 +43,7 @@ fn check_lists_unsupported_elements_with_paths_and_exits_2() {
     let debug = listed(&stdout, "Test Plan › Users › Debug [DebugSampler]");
     assert!(debug.trim_start().starts_with("supported"), "{debug}");
     assert!(
-        stdout.contains("this protocol is not planned yet"),
+        stdout.contains("this protocol is not supported yet"),
         "{stdout}"
     );
     assert!(
