@@ -2,7 +2,7 @@
 # Peak memory of a CSV Data Set Config over a large file: ROWS rows (10 million by
 # default) read by THREADS users (1,000) for LOOPS iterations each (100), every user
 # taking the next row of one shared reader. The file is streamed, so peak RSS must not
-# grow with ROWS; the bound is 100 MB.
+# grow with ROWS; the bound set for it is 100 MB.
 #
 # usage: bench/csv_rows.sh     (ROWS=10000000 THREADS=1000 LOOPS=100)
 set -euo pipefail

@@ -4,7 +4,7 @@
 # extraction adds below it a Regular Expression Extractor (match 3, two groups), a JSON
 # Extractor with a filter path (`$.items[?(@.id == 42)].name`), a Boundary Extractor and
 # a Response Assertion (substring near the end of the body); the baseline plan has the
-# same sampler alone. The bound: at most 15 % more CPU per sample.
+# same sampler alone. The bound set for it: at most 15 % more CPU per sample.
 #
 # Measured, for jmxr's process only (nginx's CPU is in neither figure):
 #  1. user+sys CPU time per sample (`/usr/bin/time`), ROUNDS rounds alternating the two

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Dashboard generation speed and memory: writes a ROWS-row CSV .jtl (20 labels, 1 % errors,
 # 10 minutes of timestamps, JMeter 5.x default header) and times `jmxr -g FILE -o DIR`,
-# printing wall time and peak RSS. Targets (issue 5): 1,000,000 rows < 5 s and < 300 MB;
+# printing wall time and peak RSS. Targets: 1,000,000 rows < 5 s and < 300 MB;
 # 10,000,000 rows < 50 s with the same memory bound.
 #
 # usage: bench/report.sh                (ROWS=1000000)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cost of the live dashboard aggregation (-e): runs a Debug Sampler plan (THREADS users,
 # LOOPS iterations of two samplers, no timers) ROUNDS times with and without `-e -o`.
-# Target (issue 5): at most +5 %.
+# Target: at most +5 %.
 #
 # usage: bench/report_live.sh            CPU time (user+sys), median of ROUNDS runs each
 #                                        (THREADS=10 LOOPS=50000 ROUNDS=5)

@@ -1,7 +1,10 @@
 //! `SampleResult`: one measurement, as JMeter's `SampleResult` defines it.
 
+use std::any::{Any, TypeId};
 use std::sync::Arc;
 use std::time::Instant;
+
+use parking_lot::Mutex;
 
 use crate::foundation::clock::wall_clock_ms_at;
 
@@ -83,6 +86,46 @@ pub struct SampleResult {
     pub query_string: String,
     /// HTTP only: the `Location` of a redirect response (`<redirectLocation>` in XML).
     pub redirect_location: Option<String>,
+    /// Parsed forms of `response_data` (a JSON index, a DOM), built by the first element
+    /// that needs one and shared by the rest (see [`SampleResult::parsed`]).
+    pub parsed: ParsedResponse,
+}
+
+/// The parsed forms of a sample's body. Their types belong to the layers that parse
+/// (`query`), so they are kept by type; a clone of the sample starts without them.
+#[derive(Default)]
+pub struct ParsedResponse {
+    forms: Mutex<Vec<ParsedForm>>,
+}
+
+struct ParsedForm {
+    kind: TypeId,
+    variant: u64,
+    body: BodyIdentity,
+    value: Arc<dyn Any + Send + Sync>,
+}
+
+/// Which body a form was parsed from: its address and length. A body replaced by another
+/// lives elsewhere or has another length.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct BodyIdentity(usize, usize);
+
+impl BodyIdentity {
+    fn of(body: &[u8]) -> BodyIdentity {
+        BodyIdentity(body.as_ptr() as usize, body.len())
+    }
+}
+
+impl Clone for ParsedResponse {
+    fn clone(&self) -> ParsedResponse {
+        ParsedResponse::default()
+    }
+}
+
+impl std::fmt::Debug for ParsedResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ParsedResponse({} forms)", self.forms.lock().len())
+    }
 }
 
 /// A request, carried by a sample, to change the thread's course once the sample is recorded.
@@ -153,6 +196,7 @@ impl SampleResult {
             http_method: String::new(),
             query_string: String::new(),
             redirect_location: None,
+            parsed: ParsedResponse::default(),
         }
     }
 
@@ -166,6 +210,56 @@ impl SampleResult {
             .write(SampleResult::new(label));
         // SAFETY: initialised just above.
         unsafe { shared.assume_init() }
+    }
+
+    /// The parsed form `T` of the response body in `variant` (the parser's options, `0`
+    /// when it has none), made by `parse` the first time an element asks for it and shared
+    /// by every element of this sample after it: three JSON Extractors on one sampler
+    /// index the body once. A body replaced since (a script's `setResponseData`) is
+    /// parsed again.
+    pub fn parsed<T: Any + Send + Sync>(
+        &self,
+        variant: u64,
+        parse: impl FnOnce(&[u8]) -> T,
+    ) -> Arc<T> {
+        if let Some(value) = self.parsed_if_present::<T>(variant) {
+            return value;
+        }
+        let body = BodyIdentity::of(&self.response_data);
+        let kind = TypeId::of::<T>();
+        let value = Arc::new(parse(&self.response_data));
+        let mut forms = self.parsed.forms.lock();
+        forms.retain(|f| f.body == body);
+        forms.push(ParsedForm {
+            kind,
+            variant,
+            body,
+            value: value.clone(),
+        });
+        value
+    }
+
+    /// The parsed form `T` in `variant` when an element has made it for the current body.
+    pub fn parsed_if_present<T: Any + Send + Sync>(&self, variant: u64) -> Option<Arc<T>> {
+        let body = BodyIdentity::of(&self.response_data);
+        let kind = TypeId::of::<T>();
+        let found = self
+            .parsed
+            .forms
+            .lock()
+            .iter()
+            .find(|f| f.kind == kind && f.variant == variant && f.body == body)
+            .map(|f| f.value.clone())?;
+        found.downcast::<T>().ok()
+    }
+
+    /// Drops the parsed forms of this sample and its sub-samples: a recorded sample
+    /// (kept as the user's `prev` and on its way to the sinks) needs them no more.
+    pub fn forget_parsed(&mut self) {
+        self.parsed.forms.get_mut().clear();
+        for sub in &mut self.subresults {
+            sub.forget_parsed();
+        }
     }
 
     /// JMeter's `getBytesAsLong`: headers + body (body falls back to the stored data length);
@@ -250,5 +344,49 @@ impl Stopwatch {
         result.start_time = self.start_ms;
         result.elapsed = elapsed;
         result.end_time = self.start_ms.saturating_add(elapsed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    fn body(text: &str) -> SampleResult {
+        let mut result = SampleResult::new(Arc::from("s"));
+        result.response_data = text.as_bytes().to_vec();
+        result
+    }
+
+    #[test]
+    fn a_parsed_form_is_made_once_and_shared_until_the_body_changes() {
+        let parses = Cell::new(0);
+        let length = |result: &SampleResult, variant| {
+            result.parsed(variant, |b: &[u8]| {
+                parses.set(parses.get() + 1);
+                b.len()
+            })
+        };
+        let mut result = body("{\"a\":1}");
+        assert_eq!(*length(&result, 0), 7);
+        assert_eq!(*length(&result, 0), 7);
+        assert_eq!(
+            parses.get(),
+            1,
+            "the second element reuses the first one's form"
+        );
+        // Another variant (parser options) or another type is another form.
+        length(&result, 1);
+        assert_eq!(parses.get(), 2);
+        assert_eq!(*result.parsed(0, |b| b.first().copied()), Some(b'{'));
+        // A body replaced by a script is parsed again.
+        result.response_data = b"[]".to_vec();
+        assert_eq!(*length(&result, 0), 2);
+        assert_eq!(parses.get(), 3);
+        assert!(result.parsed_if_present::<usize>(0).is_some());
+        assert!(result.clone().parsed_if_present::<usize>(0).is_none());
+        result.forget_parsed();
+        assert!(result.parsed_if_present::<usize>(0).is_none());
     }
 }

@@ -287,6 +287,9 @@ impl VirtualUser {
             for assertion in &scope.assertions {
                 assertion.apply(sample, &mut cx);
             }
+            // The parsed forms that post-processors and assertions shared are not
+            // needed by the recorded sample, and `prev` would keep them a whole iteration.
+            sample.forget_parsed();
             (sample.success, sample.action)
         };
         self.set_last_ok(success);

@@ -18,6 +18,7 @@ pub mod controllers;
 pub mod debug_dump;
 pub mod extractors;
 pub mod registry;
+pub mod response_forms;
 pub mod timers;
 pub mod tree;
 

@@ -40,8 +40,11 @@ mod structural;
 #[path = "json_tape_builder.rs"]
 mod builder;
 
-pub struct Tape<'t> {
-    text: &'t str,
+/// The positions of a JSON text, owned: built once, it can be kept (a sample keeps the
+/// index of its body for every element that reads it) and viewed over the same text
+/// again with [`Tape::over`].
+#[derive(Debug, Clone)]
+pub struct TapeIndex {
     /// Stage 1's positions, in text order, the text's length last: every value and
     /// member name starts at one. Values are named by their index in this list.
     positions: Vec<u32>,
@@ -49,6 +52,25 @@ pub struct Tape<'t> {
     ends: Vec<u32>,
     /// Stage 1's backslashes that begin an escape, `u32::MAX` last.
     escapes: Vec<u32>,
+}
+
+impl TapeIndex {
+    /// The index of `text`, or `None` when `serde_json` must decide (see the module doc).
+    pub fn build(text: &str) -> Option<TapeIndex> {
+        let index = structural::index(text.as_bytes())?;
+        let ends = builder::container_ends(text.as_bytes(), &index)?;
+        Some(TapeIndex {
+            positions: index.structurals,
+            ends,
+            escapes: index.escapes,
+        })
+    }
+}
+
+/// A [`TapeIndex`] over its text, for one evaluation.
+pub struct Tape<'t> {
+    text: &'t str,
+    index: Cow<'t, TapeIndex>,
     /// Set when an evaluation met names only `serde_json` can read for certain.
     doubtful: Cell<bool>,
 }
@@ -56,15 +78,20 @@ pub struct Tape<'t> {
 impl<'t> Tape<'t> {
     /// The index of `text`, or `None` when `serde_json` must decide (see the module doc).
     pub fn build(text: &'t str) -> Option<Tape<'t>> {
-        let index = structural::index(text.as_bytes())?;
-        let ends = builder::container_ends(text.as_bytes(), &index)?;
         Some(Tape {
             text,
-            positions: index.structurals,
-            ends,
-            escapes: index.escapes,
+            index: Cow::Owned(TapeIndex::build(text)?),
             doubtful: Cell::new(false),
         })
+    }
+
+    /// `index` over `text`, the text it was built from.
+    pub fn over(text: &'t str, index: &'t TapeIndex) -> Tape<'t> {
+        Tape {
+            text,
+            index: Cow::Borrowed(index),
+            doubtful: Cell::new(false),
+        }
     }
 
     pub fn root(&self) -> TapeNode<'_> {
@@ -81,7 +108,10 @@ impl<'t> Tape<'t> {
     }
 
     fn position(&self, at: u32) -> usize {
-        self.positions.get(at as usize).map_or(0, |&p| p as usize)
+        self.index
+            .positions
+            .get(at as usize)
+            .map_or(0, |&p| p as usize)
     }
 
     fn byte(&self, at: u32) -> u8 {
@@ -95,7 +125,7 @@ impl<'t> Tape<'t> {
 
     /// The index of the closing bracket of the container at `at`.
     fn end(&self, at: u32) -> u32 {
-        self.ends.get(at as usize).copied().unwrap_or(0)
+        self.index.ends.get(at as usize).copied().unwrap_or(0)
     }
 
     /// The index just after the value at `at` (a `,` or a closing bracket).
@@ -121,8 +151,14 @@ impl<'t> Tape<'t> {
 
     /// Whether an escape begins in the bytes `start..end`.
     fn escaped(&self, start: usize, end: usize) -> bool {
-        let first = self.escapes.partition_point(|&e| (e as usize) < start);
-        self.escapes.get(first).is_some_and(|&e| (e as usize) < end)
+        let first = self
+            .index
+            .escapes
+            .partition_point(|&e| (e as usize) < start);
+        self.index
+            .escapes
+            .get(first)
+            .is_some_and(|&e| (e as usize) < end)
     }
 
     /// The raw text (quotes excluded) of the member name at `at`, and whether it has
@@ -137,7 +173,7 @@ impl<'t> Tape<'t> {
     /// Whether an escape begins inside the container at `at`.
     fn escapes_inside(&self, at: u32) -> bool {
         // Only the sentinel: the common case, answered without a search.
-        self.escapes.len() > 1 && self.escaped(self.position(at), self.position(self.end(at)))
+        self.index.escapes.len() > 1 && self.escaped(self.position(at), self.position(self.end(at)))
     }
 
     /// The indexes of the member names of the object at `at`.
@@ -270,7 +306,7 @@ impl<'t> Node<'t> for TapeNode<'t> {
         if !self.is_object() {
             return None;
         }
-        let (positions, bytes) = (&tape.positions, tape.text.as_bytes());
+        let (positions, bytes) = (&tape.index.positions, tape.text.as_bytes());
         let escapes = tape.escapes_inside(self.index);
         let end = tape.end(self.index) as usize;
         let mut found = None;
@@ -295,7 +331,7 @@ impl<'t> Node<'t> for TapeNode<'t> {
                 found = Some(value as u32);
             }
             at = match bytes.get(value_at as usize) {
-                Some(b'{' | b'[') => *tape.ends.get(value)? as usize + 2,
+                Some(b'{' | b'[') => *tape.index.ends.get(value)? as usize + 2,
                 _ => value + 2,
             };
         }

@@ -15,10 +15,9 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::json_tape::Tape;
+use super::json_tape::{Tape, TapeIndex};
 use super::jsonpath_filter::{parse_filter, Filter};
 use super::jsonpath_node::Node;
-use super::jsonpath_stream::Key;
 
 /// A compiled path.
 #[derive(Debug, Clone)]
@@ -138,25 +137,6 @@ impl JsonPath {
         out
     }
 
-    /// The path as plain keys when it can be read without building the document
-    /// (names and non-negative indexes only, no function): see `jsonpath_stream`.
-    pub fn stream_keys(&self) -> Option<Vec<Key>> {
-        if self.function.is_some() {
-            return None;
-        }
-        self.steps
-            .iter()
-            .map(|step| match &step.selector {
-                _ if step.deep => None,
-                Selector::Names(names) if names.len() == 1 => Some(Key::Name(names[0].clone())),
-                Selector::Indexes(indexes) if indexes.len() == 1 && indexes[0] >= 0 => {
-                    Some(Key::Index(indexes[0] as usize))
-                }
-                _ => None,
-            })
-            .collect()
-    }
-
     /// The values the path selects in `root`, in document order.
     pub fn select<'v, N: Node<'v>>(&self, root: N) -> Vec<Cow<'v, Value>> {
         let nodes = self.nodes(root, root);
@@ -174,8 +154,14 @@ impl JsonPath {
     /// document is indexed rather than parsed when [`Tape`] can; only the values the
     /// path selects or a filter compares are then built.
     pub fn select_text(&self, text: &str) -> Option<Vec<Value>> {
+        self.select_text_with(text, TapeIndex::build(text).as_ref())
+    }
+
+    /// [`JsonPath::select_text`] with the text's index already built (`None`: the text
+    /// cannot be indexed), so that several paths over one document index it once.
+    pub fn select_text_with(&self, text: &str, index: Option<&TapeIndex>) -> Option<Vec<Value>> {
         let owned = |values: Vec<Cow<'_, Value>>| values.into_iter().map(Cow::into_owned).collect();
-        if let Some(found) = Tape::build(text).and_then(|tape| self.select_indexed(&tape)) {
+        if let Some(found) = index.and_then(|index| self.select_indexed(&Tape::over(text, index))) {
             return Some(found);
         }
         let document: Value = serde_json::from_str(text).ok()?;
@@ -197,7 +183,18 @@ impl JsonPath {
     /// Jayway's message when it is missing), or the array of what an indefinite path
     /// found. The outer `Err` is `serde_json`'s when `text` is not JSON.
     pub fn read_text(&self, text: &str) -> Result<Result<Value, String>, serde_json::Error> {
-        if let Some(tape) = Tape::build(text) {
+        self.read_text_with(text, TapeIndex::build(text).as_ref())
+    }
+
+    /// [`JsonPath::read_text`] with the text's index already built (`None`: the text
+    /// cannot be indexed).
+    pub fn read_text_with(
+        &self,
+        text: &str,
+        index: Option<&TapeIndex>,
+    ) -> Result<Result<Value, String>, serde_json::Error> {
+        if let Some(index) = index {
+            let tape = Tape::over(text, index);
             let read = self.read(tape.root());
             if !tape.doubtful() {
                 return Ok(read);

@@ -11,9 +11,8 @@
 //!   as a browser does; [`xpath`] evaluates what [`xpath_parse`] (over [`xpath_lexer`])
 //!   compiled, with [`xpath_functions`].
 //! * CSS: [`css_select`] matches selectors over the tree; [`css_text`] gives jsoup's texts.
-//! * JSON: [`jsonpath`] (with [`jsonpath_filter`], [`jsonpath_stream`] for definite paths
-//!   and [`jsonpath_node`], the document interface) runs over `serde_json` values or the
-//!   [`json_tape`] index; [`json_text`] writes values as JMeter writes them;
+//! * JSON: [`jsonpath`] (with [`jsonpath_filter`] and [`jsonpath_node`], the document
+//!   interface) runs over `serde_json` values or the [`json_tape`] index; [`json_text`] writes values as JMeter writes them;
 //!   [`jmespath`] with [`jmespath_functions`].
 
 pub mod css_select;
@@ -26,7 +25,6 @@ pub mod json_text;
 pub mod jsonpath;
 pub mod jsonpath_filter;
 pub mod jsonpath_node;
-pub mod jsonpath_stream;
 pub mod xml_dom;
 pub mod xml_load;
 pub mod xpath;

@@ -1,5 +1,5 @@
 //! The results bus: a bounded channel from virtual users to the one task that owns the
-//! sinks, which runs on a thread of its own (`run::spawn_drain`).
+//! sinks, which runs on a thread of its own (`commands::run::spawn_drain`).
 //!
 //! Users publish their samples in batches ([`PendingSamples`]): at high rates one
 //! message per sample made every worker write the channel's shared counters for every

@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::user_state::EvalContext;
 
 use crate::expr::Template;
+use crate::plan::response_forms::json_tree;
 use crate::plan::{Assertion, BuildContext};
 use crate::query::jmespath::JmesPath;
 use crate::sample::AssertionResult;
@@ -62,10 +63,10 @@ impl JmesPathAssertion {
     }
 
     /// Whether the result holds, or the error message.
-    fn holds(&self, body: &str, expected: &str) -> Result<bool, String> {
-        let document: Value = serde_json::from_str(body).map_err(|e| e.to_string())?;
+    fn holds(&self, document: &Result<Value, String>, expected: &str) -> Result<bool, String> {
+        let document = document.as_ref().map_err(String::clone)?;
         let path = self.path.as_ref().ok_or("invalid JMESPath expression")?;
-        let value = path.search(&document);
+        let value = path.search(document);
         if !self.validate {
             return Ok(!value.is_null());
         }
@@ -115,17 +116,17 @@ fn whole_text_regex(expected: &str) -> Result<Regex, fancy_regex::Error> {
 
 impl Assertion for JmesPathAssertion {
     fn apply(&self, result: &mut SampleResult, cx: &mut EvalContext<'_>) {
-        let body = String::from_utf8_lossy(&result.response_data).into_owned();
+        let empty = result.response_data.is_empty();
         let mut verdict = AssertionResult {
             name: self.name.clone(),
             ..AssertionResult::default()
         };
-        if body.is_empty() {
+        if empty {
             verdict.failure = true;
             verdict.failure_message = Some(RESPONSE_WAS_NULL.to_string());
         } else {
             let expected = self.expected.eval(cx);
-            match self.holds(&body, &expected) {
+            match self.holds(&json_tree(result), &expected) {
                 Ok(holds) if holds == self.invert => {
                     verdict.failure = true;
                     verdict.failure_message = Some(self.message(&expected));

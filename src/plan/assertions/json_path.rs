@@ -23,7 +23,9 @@ use crate::user_state::EvalContext;
 
 use crate::expr::Template;
 use crate::plan::extractors::utf8_text;
+use crate::plan::response_forms::json_index;
 use crate::plan::{Assertion, BuildContext};
+use crate::query::json_tape::TapeIndex;
 use crate::query::json_text::object_text;
 use crate::query::jsonpath::JsonPath;
 use crate::sample::AssertionResult;
@@ -87,11 +89,12 @@ impl JsonPathAssertion {
         }
     }
 
-    /// JMeter's `doAssert`: `Err` holds the failure message.
-    fn check(&self, body: &str, expected: &str) -> Result<(), String> {
+    /// JMeter's `doAssert`: `Err` holds the failure message. `index` is the body's JSON
+    /// index, shared with the sample's other elements.
+    fn check(&self, body: &str, index: Option<&TapeIndex>, expected: &str) -> Result<(), String> {
         let path = self.path.as_ref().ok_or("invalid JSON path")?;
         let value = path
-            .read_text(body)
+            .read_text_with(body, index)
             .map_err(|e| format!("Invalid JSON: {e}"))??;
         if !self.validate {
             return match &value {
@@ -184,7 +187,11 @@ impl Assertion for JsonPathAssertion {
             verdict.failure_message = Some(RESPONSE_WAS_NULL.to_string());
         } else {
             let expected = self.expected.eval(cx);
-            match (self.check(&body, &expected), self.invert) {
+            let index = json_index(result);
+            match (
+                self.check(&body, index.as_ref().as_ref(), &expected),
+                self.invert,
+            ) {
                 (Err(message), false) => {
                     verdict.failure = true;
                     verdict.failure_message = Some(message);

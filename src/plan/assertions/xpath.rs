@@ -7,12 +7,15 @@
 //! tolerant; see `extractors::xml_load`); the XPath2 one always parses namespace-aware
 //! XML and resolves prefixes only from its `XPath.namespaces` setting, as Saxon does.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::{Check, Scope, RESPONSE_WAS_NULL};
+use crate::plan::extractors::utf8_text;
 use crate::plan::extractors::xpath_query::Query;
+use crate::plan::response_forms::xml_document;
 use crate::plan::{Assertion, BuildContext};
-use crate::query::xml_dom::parse_xml;
+use crate::query::xml_dom::{parse_xml, Dom};
 use crate::query::xml_load::{
     configured_namespaces, load, parse_namespace_lines, LoadError, ParseOptions,
 };
@@ -70,8 +73,8 @@ impl XPathAssertion {
     }
 
     /// JMeter's `XPathAssertion.getResult` after the input was read.
-    fn judge_xpath1(&self, xpath: &XPath, input: &str) -> AssertionResult {
-        let dom = match load(input, self.options) {
+    fn judge_xpath1(&self, xpath: &XPath, document: &Result<Dom, LoadError>) -> AssertionResult {
+        let dom = match document {
             Ok(dom) => dom,
             Err(LoadError::Xml(message)) => {
                 return self.result(false, true, format!("SAXException: {message}"))
@@ -82,7 +85,7 @@ impl XPathAssertion {
             return self.result(false, true, "Document is null, probably not parsable");
         }
         let text = &self.text;
-        match xpath.evaluate(&dom, &self.namespaces) {
+        match xpath.evaluate(dom, &self.namespaces) {
             Err(message) => self.expression_failed(&message),
             Ok(Value::Nodes(nodes)) if nodes.is_empty() => {
                 self.result(!self.negate, false, format!("No Nodes Matched {text}"))
@@ -157,14 +160,17 @@ impl Check for XPathAssertion {
     }
 
     fn check(&self, sample: &mut SampleResult, cx: &mut EvalContext<'_>) -> AssertionResult {
-        let input: Option<String> = match self.scope.variable_name(cx) {
-            Some(name) => cx
-                .vars
+        let from_variable = self.scope.variable_name(cx).map(|name| {
+            cx.vars
                 .get(&name)
                 .filter(|v| !v.is_empty())
-                .map(str::to_string),
+                .map(str::to_string)
+        });
+        let reads_body = from_variable.is_none();
+        let input: Option<Cow<'_, str>> = match from_variable {
+            Some(text) => text.map(Cow::Owned),
             None if self.version == Version::One && sample.response_data.is_empty() => None,
-            None => Some(String::from_utf8_lossy(&sample.response_data).into_owned()),
+            None => Some(utf8_text(&sample.response_data)),
         };
         let Some(input) = input else {
             return self.result(true, false, RESPONSE_WAS_NULL);
@@ -178,7 +184,11 @@ impl Check for XPathAssertion {
             Err(message) => return self.expression_failed(&message),
         };
         let mut result = match self.version {
-            Version::One => self.judge_xpath1(xpath, &input),
+            // The body's document is shared with the sample's other XPath elements.
+            Version::One if reads_body => {
+                self.judge_xpath1(xpath, &xml_document(sample, self.options))
+            }
+            Version::One => self.judge_xpath1(xpath, &load(&input, self.options)),
             Version::Two => self.judge_xpath2(xpath, &input),
         };
         // JMeter leaves its message on a passing result too (a negated miss, any

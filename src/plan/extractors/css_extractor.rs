@@ -8,10 +8,13 @@
 //! as `ref_1..` with `ref_matchNr`; leftovers of a previous extraction are removed. The
 //! JODD implementation differs only in the text it gives (the raw text, trimmed).
 
+use std::sync::Arc;
+
 use rand::Rng;
 
-use super::{take_match_count, Field, Scope};
+use super::{take_match_count, Scope, Source};
 use crate::expr::Template;
+use crate::plan::response_forms::html_document;
 use crate::plan::{BuildContext, PostProcessor, Setting};
 use crate::query::css_select::{attribute_value, Selector};
 use crate::query::css_text::text;
@@ -82,28 +85,35 @@ impl CssExtractor {
         result: &SampleResult,
         user: &mut UserState,
     ) -> Vec<String> {
-        let inputs = self.scope.inputs(result, user, |r| Field::Body.input(r));
+        // A sample's document is shared with the sample's other CSS elements; a
+        // variable's text is parsed here (an empty one ends the search).
+        let documents =
+            self.scope
+                .sources(result, user)
+                .into_iter()
+                .map_while(|source| match source {
+                    Source::Sample(sample) => Some(html_document(sample)),
+                    Source::Variable(text) if text.is_empty() => None,
+                    Source::Variable(text) => Some(Arc::new(parse_html(&text))),
+                });
         let limit = if number > 0 {
             number as usize
         } else {
             usize::MAX
         };
         let mut out = Vec::new();
-        for input in inputs {
-            if matches!(self.scope, Scope::Variable(_)) && input.is_empty() {
-                break;
-            }
-            let dom = parse_html(&input).dom;
-            for id in selector.select(&dom) {
+        for document in documents {
+            let dom = &document.dom;
+            for id in selector.select(dom) {
                 if out.len() >= limit {
                     return out;
                 }
                 out.push(if !attribute.trim().is_empty() {
-                    attribute_value(&dom, id, attribute)
+                    attribute_value(dom, id, attribute)
                 } else if self.jodd {
-                    raw_text(&dom, id)
+                    raw_text(dom, id)
                 } else {
-                    text(&dom, id)
+                    text(dom, id)
                 });
             }
             if out.len() >= limit {

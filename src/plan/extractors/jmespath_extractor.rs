@@ -6,11 +6,14 @@
 //! default and `name_matchNr` / `name_1..` follow the JSON Extractor, as in JMeter. The
 //! expression is compiled at plan time; an invalid one is a plan error.
 
+use std::sync::Arc;
+
 use rand::Rng;
 use serde_json::Value;
 
-use super::Scope;
+use super::{utf8_text, Scope, Source};
 use crate::expr::Template;
+use crate::plan::response_forms::json_tree;
 use crate::plan::{BuildContext, PostProcessor};
 use crate::query::jmespath::JmesPath;
 use crate::sample::SampleResult;
@@ -49,11 +52,11 @@ impl JmesPathExtractor {
     }
 
     /// The texts found in every response; `None` when one is not JSON.
-    fn extract(&self, path: &JmesPath, responses: &[String]) -> Option<Vec<String>> {
+    fn extract(&self, path: &JmesPath, documents: &[JsonTree]) -> Option<Vec<String>> {
         let mut out = Vec::new();
-        for response in responses {
-            let document: Value = serde_json::from_str(response).ok()?;
-            match path.search(&document) {
+        for document in documents {
+            let document = document.as_ref().as_ref().ok()?;
+            match path.search(document) {
                 Value::Null => {}
                 Value::Array(items) => out.extend(items.iter().map(text)),
                 other => out.push(text(&other)),
@@ -62,6 +65,9 @@ impl JmesPathExtractor {
         Some(out)
     }
 }
+
+/// A response as a JSON tree, or why it is not JSON.
+type JsonTree = Arc<Result<Value, String>>;
 
 fn text(value: &Value) -> String {
     match value {
@@ -87,17 +93,20 @@ impl PostProcessor for JmesPathExtractor {
         while user.vars.remove(&format!("{name}_{i}")).is_some() {
             i += 1;
         }
-        let texts = self
-            .scope
-            .inputs(result, user, |r| String::from_utf8_lossy(&r.response_data));
-        let responses: Vec<String> = match self.scope {
-            Scope::Variable(_) => texts.into_iter().map(|t| t.into_owned()).collect(),
-            _ => texts
+        // A sample's tree is shared with the sample's other elements; a variable's text
+        // is parsed here.
+        let responses: Vec<JsonTree> =
+            self.scope
+                .sources(result, user)
                 .into_iter()
-                .filter(|t| !t.trim().is_empty())
-                .map(|t| t.into_owned())
-                .collect(),
-        };
+                .filter_map(|source| match source {
+                    Source::Sample(sample) => (!utf8_text(&sample.response_data).trim().is_empty())
+                        .then(|| json_tree(sample)),
+                    Source::Variable(text) => Some(Arc::new(
+                        serde_json::from_str(&text).map_err(|e| e.to_string()),
+                    )),
+                })
+                .collect();
         if responses.is_empty() {
             user.vars.put(name, default);
             return;

@@ -13,12 +13,16 @@
 //! A response that is not JSON stores the default.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
+use std::sync::Arc;
 
 use rand::Rng;
 
-use super::{utf8_text, Scope};
+use super::{utf8_text, Scope, Source};
 use crate::expr::Template;
+use crate::plan::response_forms::json_index;
 use crate::plan::{BuildContext, PostProcessor};
+use crate::query::json_tape::TapeIndex;
 use crate::query::json_text::extracted_text;
 use crate::query::jsonpath::JsonPath;
 use crate::sample::SampleResult;
@@ -79,23 +83,16 @@ impl JsonExtractor {
         }
     }
 
-    /// The values of `path` in every response; `None` when one is not JSON. A path of
-    /// plain names and indexes is read in one pass, others over the document's index
-    /// (`JsonPath::select_text`): neither builds the whole document.
-    fn extract(responses: &[Cow<'_, str>], path: &JsonPath) -> Option<Vec<Option<String>>> {
+    /// The values of `path` in every response; `None` when one is not JSON. The paths of
+    /// all the JSON elements of a sample run over one index of its body, built by the
+    /// first that needs it: even a path of plain names costs less over the index than a
+    /// pass over the text, which must check the whole document.
+    fn extract(documents: &[JsonDocument<'_>], path: &JsonPath) -> Option<Vec<Option<String>>> {
         let mut out = Vec::new();
-        let keys = path.stream_keys();
-        for response in responses {
-            match &keys {
-                Some(keys) => {
-                    if let Some(value) =
-                        crate::query::jsonpath_stream::select(keys, response).ok()?
-                    {
-                        out.push(extracted_text(&value));
-                    }
-                }
-                None => out.extend(path.select_text(response)?.iter().map(extracted_text)),
-            }
+        for document in documents {
+            let index = document.index();
+            let values = path.select_text_with(&document.text, index.as_ref().as_ref())?;
+            out.extend(values.iter().map(extracted_text));
         }
         Some(out)
     }
@@ -139,21 +136,54 @@ impl JsonExtractor {
         }
     }
 
-    /// The texts in scope: non-blank response bodies (borrowed when they are UTF-8),
+    /// The documents in scope: non-blank response bodies (borrowed when they are UTF-8),
     /// or the scope variable.
-    fn responses<'r>(
+    fn documents<'r>(
         &self,
         result: &'r SampleResult,
         user: &mut UserState,
-    ) -> Option<Vec<Cow<'r, str>>> {
-        let texts = self
-            .scope
-            .inputs(result, user, |r| utf8_text(&r.response_data));
-        match self.scope {
-            // An unset variable makes the extraction fail: the default is stored.
-            Scope::Variable(_) if texts.is_empty() => None,
-            Scope::Variable(_) => Some(texts),
-            _ => Some(texts.into_iter().filter(|t| !t.trim().is_empty()).collect()),
+    ) -> Option<Vec<JsonDocument<'r>>> {
+        let sources = self.scope.sources(result, user);
+        // An unset variable makes the extraction fail: the default is stored.
+        if matches!(self.scope, Scope::Variable(_)) && sources.is_empty() {
+            return None;
+        }
+        let documents = sources.into_iter().filter_map(|source| match source {
+            Source::Sample(sample) => {
+                let text = utf8_text(&sample.response_data);
+                (!text.trim().is_empty()).then_some(JsonDocument {
+                    text,
+                    sample: Some(sample),
+                    own_index: OnceCell::new(),
+                })
+            }
+            Source::Variable(text) => Some(JsonDocument {
+                text: Cow::Owned(text),
+                sample: None,
+                own_index: OnceCell::new(),
+            }),
+        });
+        Some(documents.collect())
+    }
+}
+
+/// One JSON text in scope and where its index comes from.
+struct JsonDocument<'r> {
+    text: Cow<'r, str>,
+    /// The sample whose body this is: its index is shared with the sample's other
+    /// elements. `None` for a variable's text, indexed here on first use.
+    sample: Option<&'r SampleResult>,
+    own_index: OnceCell<Arc<Option<TapeIndex>>>,
+}
+
+impl JsonDocument<'_> {
+    fn index(&self) -> Arc<Option<TapeIndex>> {
+        match self.sample {
+            Some(sample) => json_index(sample),
+            None => self
+                .own_index
+                .get_or_init(|| Arc::new(TapeIndex::build(&self.text)))
+                .clone(),
         }
     }
 }
@@ -183,7 +213,7 @@ impl PostProcessor for JsonExtractor {
                 .map(|n| n.trim().parse().unwrap_or(0))
                 .collect()
         };
-        let responses = self.responses(result, user);
+        let documents = self.documents(result, user);
         for (i, (name, expression)) in names.iter().zip(&expressions).enumerate() {
             let item = Item {
                 name,
@@ -195,12 +225,12 @@ impl PostProcessor for JsonExtractor {
                 Some(paths) => paths.get(i).map(Cow::Borrowed),
                 None => JsonPath::compile(expression).ok().map(Cow::Owned),
             };
-            let values = match (&responses, compiled) {
-                (Some(responses), _) if responses.is_empty() => {
+            let values = match (&documents, compiled) {
+                (Some(documents), _) if documents.is_empty() => {
                     user.vars.put(name.as_str(), item.default);
                     continue;
                 }
-                (Some(responses), Some(path)) => Self::extract(responses, &path),
+                (Some(documents), Some(path)) => Self::extract(documents, &path),
                 _ => None,
             };
             match values {

@@ -11,7 +11,9 @@
 
 use super::utf8_text;
 use crate::expr::Template;
+use crate::plan::response_forms::json_index;
 use crate::plan::{BuildContext, PostProcessor};
+use crate::query::json_tape::TapeIndex;
 use crate::query::json_text::object_text;
 use crate::query::jsonpath::JsonPath;
 use crate::sample::SampleResult;
@@ -53,8 +55,15 @@ impl JsonPathPluginExtractor {
         }
     }
 
-    /// What `JsonPath.read` gives, `None` where the plugin catches an exception.
-    fn read(&self, text: Option<&str>, path_text: &str) -> Option<Value> {
+    /// What `JsonPath.read` gives, `None` where the plugin catches an exception. `index`
+    /// is the text's JSON index when it is the sample's body (shared with the sample's
+    /// other elements).
+    fn read(
+        &self,
+        text: Option<&str>,
+        index: Option<&TapeIndex>,
+        path_text: &str,
+    ) -> Option<Value> {
         let text = text?;
         let compiled;
         let path = match &self.compiled {
@@ -64,7 +73,12 @@ impl JsonPathPluginExtractor {
                 &compiled
             }
         };
-        path.read_text(text).ok()?.ok()
+        match index {
+            Some(index) => path.read_text_with(text, Some(index)),
+            None => path.read_text(text),
+        }
+        .ok()?
+        .ok()
     }
 }
 
@@ -83,11 +97,15 @@ impl PostProcessor for JsonPathPluginExtractor {
             let source = self.source_variable.as_ref().map(|v| v.eval(&mut cx));
             (self.name.eval(&mut cx), self.path.eval(&mut cx), source)
         };
-        let text = match &source {
-            Some(variable) => user.vars.get(variable).map(str::to_string),
-            None => Some(utf8_text(&result.response_data).into_owned()),
+        let (text, index) = match &source {
+            Some(variable) => (user.vars.get(variable).map(str::to_string), None),
+            None => (
+                Some(utf8_text(&result.response_data).into_owned()),
+                Some(json_index(result)),
+            ),
         };
-        match self.read(text.as_deref(), &path_text) {
+        let index = index.as_deref().and_then(Option::as_ref);
+        match self.read(text.as_deref(), index, &path_text) {
             Some(Value::Array(items)) if !items.is_empty() => {
                 user.vars
                     .put(name.as_str(), object_text(&Value::Array(items.clone())));

@@ -141,6 +141,28 @@ impl Scope {
         self.collect(result, user, field, |value| value.to_string())
     }
 
+    /// The samples in scope in JMeter's order, or the scope variable's text: for elements
+    /// that read the body through a parsed form shared with the sample's other elements
+    /// (`response_forms`).
+    pub fn sources<'r>(&self, result: &'r SampleResult, user: &mut UserState) -> Vec<Source<'r>> {
+        let mut out = Vec::new();
+        match self {
+            Scope::Variable(name) => {
+                let name = name.eval(&mut user.eval(""));
+                if let Some(value) = user.vars.get(&name) {
+                    out.push(Source::Variable(value.to_string()));
+                }
+            }
+            Scope::Parent => out.push(Source::Sample(result)),
+            Scope::Children => push_child_samples(result, &mut out),
+            Scope::All => {
+                out.push(Source::Sample(result));
+                push_child_samples(result, &mut out);
+            }
+        }
+        out
+    }
+
     /// [`Scope::inputs`] as bytes, for searches that read the body undecoded.
     pub fn byte_inputs<'r>(
         &self,
@@ -174,6 +196,19 @@ impl Scope {
             }
         }
         out
+    }
+}
+
+/// Where an element reads a response from.
+pub enum Source<'r> {
+    Sample(&'r SampleResult),
+    Variable(String),
+}
+
+fn push_child_samples<'r>(result: &'r SampleResult, out: &mut Vec<Source<'r>>) {
+    for sub in &result.subresults {
+        out.push(Source::Sample(sub));
+        push_child_samples(sub, out);
     }
 }
 

@@ -16,8 +16,9 @@ use std::sync::Arc;
 use rand::Rng;
 
 use super::xpath_query::Query;
-use super::{take_match_count, Field, Scope};
+use super::{take_match_count, Field, Scope, Source};
 use crate::expr::Template;
+use crate::plan::response_forms::xml_document;
 use crate::plan::{BuildContext, PostProcessor, Setting};
 use crate::query::xml_dom::Dom;
 use crate::query::xml_load::{configured_namespaces, load, LoadError, ParseOptions};
@@ -58,19 +59,19 @@ impl XPathExtractor {
         }
     }
 
-    /// Every value the expression selects in `text`, for match number `number`.
+    /// Every value the expression selects in `document`, for match number `number`.
     fn values(
         &self,
         xpath: &XPath,
-        text: &str,
+        document: &Result<Dom, LoadError>,
         number: i64,
         user: &mut UserState,
     ) -> Result<Vec<Option<String>>, Failure> {
-        let dom = load(text, self.options).map_err(Failure::Load)?;
+        let dom = document.as_ref().map_err(|e| Failure::Load(e.clone()))?;
         let value = xpath
-            .evaluate(&dom, &self.namespaces)
+            .evaluate(dom, &self.namespaces)
             .map_err(Failure::Expression)?;
-        Ok(selected_values(&dom, value, number, self.fragment, user))
+        Ok(selected_values(dom, value, number, self.fragment, user))
     }
 }
 
@@ -205,8 +206,25 @@ impl PostProcessor for XPathExtractor {
             Err(message) => return add_failure(result, &self.name, &message, false),
         };
         let mut matches = Vec::new();
-        for text in scoped_inputs(&self.scope, result, user) {
-            match self.values(xpath, &text, number, user) {
+        // A sample's document is shared with the sample's other XPath elements; a
+        // variable's text is parsed here.
+        let documents: Vec<_> = match self.scope {
+            Scope::Variable(_) => scoped_inputs(&self.scope, result, user)
+                .iter()
+                .map(|text| Arc::new(load(text, self.options)))
+                .collect(),
+            _ => self
+                .scope
+                .sources(result, user)
+                .into_iter()
+                .filter_map(|source| match source {
+                    Source::Sample(sample) => Some(xml_document(sample, self.options)),
+                    Source::Variable(_) => None,
+                })
+                .collect(),
+        };
+        for document in &documents {
+            match self.values(xpath, document, number, user) {
                 Ok(values) => matches.extend(values),
                 Err(Failure::Load(error @ LoadError::Tidy { .. })) => {
                     return add_failure(result, &self.name, &error.message(), true);
