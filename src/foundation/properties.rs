@@ -8,11 +8,36 @@ use std::sync::Arc;
 
 use parking_lot::RwLock;
 
+/// A script value kept in a variable or a property: opaque to everything but the script
+/// runtime,
+/// except bytes. Bytes a script stores (`vars.putObject("payload", bytes)` with a Java
+/// `byte[]`, a `ByteString`, a Rhai blob or `Protobuf::encode(..)`) are always held as a
+/// `Vec<u8>` (Rhai's `Blob`), so a sampler sends them as they are through
+/// [`VariableObject::bytes`]; every other value is the script's own `rhai::Dynamic`.
+#[derive(Clone)]
+pub struct VariableObject(pub Arc<dyn std::any::Any + Send + Sync>);
+
+impl VariableObject {
+    /// The bytes a script stored, if the object is bytes.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        self.0.downcast_ref::<Vec<u8>>().map(Vec::as_slice)
+    }
+}
+
+impl std::fmt::Debug for VariableObject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("VariableObject")
+    }
+}
+
 /// JMeter properties: global to the run, shared by every virtual user. A clone is
 /// another handle on the same table (scripts hold one for the length of a call).
 #[derive(Debug, Default, Clone)]
 pub struct Properties {
     map: Arc<RwLock<HashMap<String, String>>>,
+    /// Values that are not text, stored by scripts (`props.put("seq", new AtomicLong(0))`):
+    /// one name holds text or an object, as one Java property holds one value.
+    objects: Arc<RwLock<HashMap<String, VariableObject>>>,
     /// Bumped by every change, so values computed from properties can be kept until one.
     version: Arc<AtomicU64>,
 }
@@ -24,6 +49,7 @@ impl Properties {
     pub fn from_map(map: HashMap<String, String>) -> Properties {
         Properties {
             map: Arc::new(RwLock::new(map)),
+            objects: Arc::default(),
             version: Arc::default(),
         }
     }
@@ -40,19 +66,52 @@ impl Properties {
     /// cache of property-derived values start again.
     pub fn set(&self, name: impl Into<String>, value: impl Into<String>) -> Option<String> {
         let value = value.into();
-        let previous = self.map.write().insert(name.into(), value.clone());
+        let name = name.into();
+        if !self.objects.read().is_empty() {
+            self.objects.write().remove(&name);
+        }
+        let previous = self.map.write().insert(name, value.clone());
         if previous.as_deref() != Some(value.as_str()) {
             self.version.fetch_add(1, Ordering::AcqRel);
         }
         previous
     }
     pub fn remove(&self, name: &str) -> Option<String> {
+        self.objects.write().remove(name);
         let removed = self.map.write().remove(name);
         self.version.fetch_add(1, Ordering::AcqRel);
         removed
     }
     pub fn contains(&self, name: &str) -> bool {
-        self.map.read().contains_key(name)
+        self.map.read().contains_key(name) || self.objects.read().contains_key(name)
+    }
+    /// A non-text value stored by a script.
+    pub fn get_object(&self, name: &str) -> Option<VariableObject> {
+        self.objects.read().get(name).cloned()
+    }
+    /// Stores a non-text value (the text of the same name goes); `if_absent` keeps an
+    /// existing value of either kind, atomically, for `putIfAbsent`. Returns the object
+    /// now stored under the name, or `None` when text was kept.
+    pub fn put_object(
+        &self,
+        name: &str,
+        value: VariableObject,
+        if_absent: bool,
+    ) -> Option<VariableObject> {
+        let mut objects = self.objects.write();
+        if if_absent {
+            if let Some(existing) = objects.get(name) {
+                return Some(existing.clone());
+            }
+            if self.map.read().contains_key(name) {
+                return None;
+            }
+        }
+        if self.map.write().remove(name).is_some() {
+            self.version.fetch_add(1, Ordering::AcqRel);
+        }
+        objects.insert(name.to_string(), value.clone());
+        Some(value)
     }
     /// A sorted copy of every property, for dumps (Debug Sampler).
     pub fn snapshot(&self) -> Vec<(String, String)> {

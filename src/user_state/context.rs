@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rand::rngs::SmallRng;
 
-use crate::foundation::properties::Properties;
+use crate::foundation::properties::{Properties, VariableObject};
 
 use crate::foundation::fast_hash::FastMap;
 
@@ -79,16 +79,6 @@ impl Variables {
     }
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
-    }
-}
-
-/// A script value kept in a variable: opaque to everything but the script runtime.
-#[derive(Clone)]
-pub struct VariableObject(pub Arc<dyn std::any::Any + Send + Sync>);
-
-impl std::fmt::Debug for VariableObject {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("VariableObject")
     }
 }
 

@@ -12,7 +12,8 @@ mod run;
 mod thread_counts;
 mod user;
 
-pub use context::{EvalContext, TestInfo, ThreadInfo, VariableObject, Variables};
+pub use crate::foundation::properties::VariableObject;
+pub use context::{EvalContext, TestInfo, ThreadInfo, Variables};
 pub use run::{Counter, RunShared};
 pub use thread_counts::{ThreadCounts, ThreadCountsSnapshot};
 pub use user::UserState;

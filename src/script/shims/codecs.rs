@@ -13,7 +13,7 @@ use crate::expr::functions::encoding::{base64, unbase64};
 use crate::expr::hashes::{digest, hex};
 
 /// Text or bytes, as the Java APIs take either.
-fn bytes_of(value: &Dynamic) -> Vec<u8> {
+pub(crate) fn bytes_of(value: &Dynamic) -> Vec<u8> {
     if let Some(bytes) = value.read_lock::<Blob>() {
         return bytes.clone();
     }
@@ -38,6 +38,11 @@ impl Base64Codec {
         }
         text
     }
+}
+
+/// A padded Base64 codec, URL-safe or not (jjwt's `Decoders.BASE64`/`BASE64URL`).
+pub(crate) fn base64_codec(url: bool) -> Base64Codec {
+    Base64Codec { url, pad: true }
 }
 
 /// `MessageDigest.getInstance(name)`: the algorithm and what was fed to it so far.
@@ -144,6 +149,16 @@ pub(crate) fn classes() -> Vec<Class> {
     for name in ["UTF_8", "US_ASCII", "ISO_8859_1", "UTF_16"] {
         charsets.constant(name, Dynamic::from(name.replace('_', "-")));
     }
+    // protobuf's `ByteString` is bytes (a blob), as generated messages take it.
+    let mut byte_string = Class::new("ByteString");
+    func!(byte_string, "copyFromUtf8", |t: &str| -> Blob {
+        t.as_bytes().to_vec()
+    });
+    func!(byte_string, "copyFrom", |v: Dynamic| bytes_of(&v));
+    func!(byte_string, "copyFrom", |v: Dynamic, _charset: Dynamic| {
+        bytes_of(&v)
+    });
+    byte_string.constant("EMPTY", Dynamic::from_blob(Blob::new()));
     let mut hex_format = Class::new("HexFormat");
     func!(hex_format, "of", || HexFormat);
     let mut datatype = Class::new("DatatypeConverter");
@@ -162,6 +177,7 @@ pub(crate) fn classes() -> Vec<Class> {
         charsets,
         hex_format,
         datatype,
+        byte_string,
     ]
 }
 
@@ -169,7 +185,7 @@ pub(crate) fn classes() -> Vec<Class> {
 #[derive(Clone, Copy)]
 pub(crate) struct HexFormat;
 
-fn parse_hex(text: &str) -> ShimResult<Blob> {
+pub(crate) fn parse_hex(text: &str) -> ShimResult<Blob> {
     let digits: Vec<u8> = text.bytes().collect();
     if !digits.len().is_multiple_of(2) {
         return error(format!(
@@ -227,6 +243,10 @@ pub(crate) fn register(engine: &mut Engine) {
             String::from_utf8_lossy(b).into_owned()
         })
         .register_fn("size", |b: &mut Blob| b.len() as rhai::INT)
+        .register_fn("toStringUtf8", |b: &mut Blob| {
+            String::from_utf8_lossy(b).into_owned()
+        })
+        .register_fn("toByteArray", |b: &mut Blob| b.clone())
         .register_get("length", |b: &mut Blob| b.len() as rhai::INT)
         .register_fn("encodeURL", |s: ImmutableString| url_encode(&s));
 }

@@ -14,7 +14,7 @@ use crate::expr::functions::time_format::JavaDateFormat;
 
 /// `java.util.Date`: milliseconds since the epoch.
 #[derive(Clone, Copy)]
-pub(crate) struct JavaDate(INT);
+pub(crate) struct JavaDate(pub(crate) INT);
 
 /// A `java.time` value: a local date-time with the zone offset it was taken in, and
 /// whether it is a date only (`LocalDate` prints without a time).

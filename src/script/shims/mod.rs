@@ -14,12 +14,15 @@
 //! Files: every file access goes through [`files::resolve`], whose policy the runtime
 //! sets with [`files::set_access_policy`] (the sandbox).
 
+mod atomics;
 mod codecs;
 mod collections;
 mod conversions;
+mod crypto;
 mod dates;
 pub mod files;
 mod json;
+mod jwt;
 mod numbers;
 mod regexes;
 mod strings;
@@ -84,6 +87,9 @@ fn classes() -> Vec<Class> {
     all.extend(collections::classes());
     all.extend(dates::classes());
     all.extend(codecs::classes());
+    all.extend(crypto::classes());
+    all.extend(jwt::classes());
+    all.extend(atomics::classes());
     all.extend(json::classes());
     all.extend(files::classes());
     all
@@ -130,6 +136,9 @@ pub fn register(engine: &mut Engine) {
     system::register(engine);
     dates::register(engine);
     codecs::register(engine);
+    crypto::register(engine);
+    jwt::register(engine);
+    atomics::register(engine);
     json::register(engine);
     files::register(engine);
 }
