@@ -466,7 +466,7 @@ Usage:
   jmxr -n -t plan.jmx -l results.jtl -e -o report-folder [-f]
   jmxr -g results.jtl [-g more.jtl ...] -o report-folder [-f]
   jmxr check plan.jmx [more.jmx ...]
-  jmxr migrate plan.jmx [-o out.jmx]   copy the plan with its scripts translated to Rhai
+  jmxr migrate plan.jmx [-o out.jmx] [-Jname=value ...]   copy the plan with its scripts translated to Rhai
   jmxr udp-sink --port N [--host 127.0.0.1] [--duration S] [--report FILE.csv] [--sequence] [--jtl sender.jtl]
   jmxr mirror-server [--port 8081] [--host 127.0.0.1]   echo HTTP requests as JMeter's mirror server
 

@@ -10,7 +10,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::script::translate::{translate, SourceLanguage};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::script::protobuf::{self, Schema};
+use crate::script::translate::{translate_with, SourceLanguage};
 
 use super::cli::CliError;
 
@@ -18,15 +22,29 @@ use super::cli::CliError;
 pub struct MigrateConfig {
     pub plan: PathBuf,
     pub out: PathBuf,
+    /// `-Jname=value`: the properties translation reads (`jmxr.protobuf.path`).
+    pub properties: HashMap<String, String>,
 }
 
 /// Reads `plan.jmx [-o out.jmx]`; the copy defaults to `plan-rhai.jmx` beside the plan.
 pub fn parse_args(args: &[String]) -> Result<MigrateConfig, CliError> {
     let mut plan = None;
     let mut out = None;
+    let mut properties = HashMap::new();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
+            "-J" => {
+                let value = args
+                    .next()
+                    .ok_or_else(|| CliError::Usage("migrate: -J needs name=value".into()))?;
+                let (name, value) = value.split_once('=').unwrap_or((value, ""));
+                properties.insert(name.to_string(), value.to_string());
+            }
+            other if other.starts_with("-J") => {
+                let (name, value) = other[2..].split_once('=').unwrap_or((&other[2..], ""));
+                properties.insert(name.to_string(), value.to_string());
+            }
             "-o" | "--out" => {
                 let value = args
                     .next()
@@ -40,7 +58,7 @@ pub fn parse_args(args: &[String]) -> Result<MigrateConfig, CliError> {
         }
     }
     let plan = plan.ok_or_else(|| {
-        CliError::Usage("migrate needs a plan: jmxr migrate plan.jmx [-o out.jmx]".into())
+        CliError::Usage("migrate needs a plan: jmxr migrate plan.jmx [-o out.jmx] [-Jname=value ...]".into())
     })?;
     let out = out.unwrap_or_else(|| {
         let stem = plan
@@ -49,7 +67,11 @@ pub fn parse_args(args: &[String]) -> Result<MigrateConfig, CliError> {
             .unwrap_or_default();
         plan.with_file_name(format!("{stem}-rhai.jmx"))
     });
-    Ok(MigrateConfig { plan, out })
+    Ok(MigrateConfig {
+        plan,
+        out,
+        properties,
+    })
 }
 
 /// One text replacement in the plan's bytes.
@@ -66,8 +88,12 @@ pub struct ScriptReport {
     pub notes: Vec<String>,
 }
 
-/// Translates the plan text; returns the migrated text and a report per script.
-pub fn migrate_text(xml: &str) -> Result<(String, Vec<ScriptReport>), String> {
+/// Translates the plan text (generated-Java protobuf code with the `.proto` files of
+/// `protobuf`); returns the migrated text and a report per script.
+pub fn migrate_text(
+    xml: &str,
+    protobuf: Option<Arc<Schema>>,
+) -> Result<(String, Vec<ScriptReport>), String> {
     let document = roxmltree::Document::parse(xml).map_err(|e| e.to_string())?;
     let mut edits = Vec::new();
     let mut reports = Vec::new();
@@ -106,7 +132,7 @@ pub fn migrate_text(xml: &str) -> Result<(String, Vec<ScriptReport>), String> {
             None => vec![format!("left as is: jmxr does not translate `{declared}`")],
             Some(SourceLanguage::Rhai) => continue,
             Some(language) => {
-                let translation = translate(language, source);
+                let translation = translate_with(language, source, protobuf.clone());
                 if !translation.problems.is_empty() {
                     translation
                         .problems
@@ -178,9 +204,22 @@ fn escape(text: &str) -> String {
 /// Runs `jmxr migrate`: writes the copy and prints the report; false when the plan
 /// could not be read or the copy written.
 pub fn run(config: &MigrateConfig, out: &mut dyn std::io::Write) -> bool {
+    let schema = match config.properties.get(protobuf::PROPERTY) {
+        Some(setting) if !setting.trim().is_empty() => {
+            let plan_dir = config.plan.parent().unwrap_or(Path::new(""));
+            match protobuf::load(setting.trim(), plan_dir) {
+                Ok(schema) => Some(schema),
+                Err(error) => {
+                    let _ = writeln!(out, "An error occurred: {error}");
+                    return false;
+                }
+            }
+        }
+        _ => None,
+    };
     let result = std::fs::read_to_string(&config.plan)
         .map_err(|e| e.to_string())
-        .and_then(|xml| migrate_text(&xml))
+        .and_then(|xml| migrate_text(&xml, schema))
         .and_then(|(text, reports)| {
             write_copy(&config.out, &text)?;
             Ok(reports)
@@ -234,7 +273,7 @@ mod tests {
     #[test]
     fn only_translated_scripts_and_their_language_change() {
         let xml = "<jmeterTestPlan>\n  <JSR223Sampler testclass=\"JSR223Sampler\" testname=\"s\">\n    <stringProp name=\"scriptLanguage\">groovy</stringProp>\n    <stringProp name=\"script\">def x = &quot;a&quot;\nvars.put(&quot;k&quot;, x)</stringProp>\n  </JSR223Sampler>\n  <JSR223Sampler testclass=\"JSR223Sampler\" testname=\"t\">\n    <stringProp name=\"script\">class A {}</stringProp>\n    <stringProp name=\"scriptLanguage\">groovy</stringProp>\n  </JSR223Sampler>\n</jmeterTestPlan>\n";
-        let (text, reports) = migrate_text(xml).unwrap();
+        let (text, reports) = migrate_text(xml, None).unwrap();
         assert!(text.contains("<stringProp name=\"scriptLanguage\">rhai</stringProp>"));
         assert!(text.contains("let x = &quot;a&quot;;"), "{text}");
         assert!(text.contains("<stringProp name=\"script\">class A {}</stringProp>"));

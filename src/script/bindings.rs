@@ -71,6 +71,8 @@ pub struct CallState {
     pub sampler_name: ImmutableString,
     /// The element's name, which prefixes its log lines.
     pub element: Arc<str>,
+    /// The run's compiled `.proto` files, for the `Protobuf` module.
+    pub protobuf: Option<Arc<crate::script::protobuf::Schema>>,
 }
 
 impl CallState {
@@ -89,6 +91,7 @@ impl CallState {
             assertion: AssertionOutcome::default(),
             sampler_name: ImmutableString::new(),
             element,
+            protobuf: None,
         }
     }
 
@@ -157,6 +160,11 @@ fn state<R>(default: R, f: impl FnOnce(&mut CallState) -> R) -> R {
         },
         Err(_) => default,
     })
+}
+
+/// The `.proto` schema of the script being run, if its run loaded one.
+pub fn protobuf_schema() -> Option<Arc<crate::script::protobuf::Schema>> {
+    state(None, |s| s.protobuf.clone())
 }
 
 /// `vars`, `ctx.getVariables()`.

@@ -18,7 +18,8 @@ use std::sync::{Arc, OnceLock};
 use parking_lot::Mutex;
 use rhai::{Engine, EvalAltResult, ParseError, AST};
 
-use super::translate::{translate, SourceLanguage};
+use super::protobuf::Schema;
+use super::translate::{translate_with, SourceLanguage};
 
 /// Operations one script call may perform (an operation is roughly one expression step;
 /// a simple loop iteration is a handful). About a second of work on a slow machine.
@@ -57,10 +58,20 @@ fn build_engine() -> Engine {
 /// Translates (when needed) and compiles one script. The error lists what could not be
 /// translated, each with its line and construct, or Rhai's message with its line.
 pub fn compile(language: SourceLanguage, source: &str) -> Result<Arc<AST>, String> {
+    compile_with(language, source, None)
+}
+
+/// [`compile`] with the run's `.proto` files, which translation of generated-Java
+/// protobuf code needs.
+pub fn compile_with(
+    language: SourceLanguage,
+    source: &str,
+    protobuf: Option<&Arc<Schema>>,
+) -> Result<Arc<AST>, String> {
     let rhai_source = if language == SourceLanguage::Rhai {
         std::borrow::Cow::Borrowed(source)
     } else {
-        let translation = translate(language, source);
+        let translation = translate_with(language, source, protobuf.cloned());
         if !translation.problems.is_empty() {
             let problems: Vec<String> = translation
                 .problems
@@ -120,15 +131,24 @@ const CACHE_CAPACITY: usize = 256;
 #[derive(Default)]
 pub struct AstCache {
     entries: Mutex<HashMap<String, Result<Arc<AST>, String>>>,
+    protobuf: Option<Arc<Schema>>,
 }
 
 impl AstCache {
+    /// A cache whose texts are translated with the run's `.proto` files.
+    pub fn with_protobuf(protobuf: Option<Arc<Schema>>) -> AstCache {
+        AstCache {
+            entries: Mutex::default(),
+            protobuf,
+        }
+    }
+
     /// The compiled form of `text`, compiling it on first sight.
     pub fn get(&self, language: SourceLanguage, text: &str) -> Result<Arc<AST>, String> {
         if let Some(found) = self.entries.lock().get(text) {
             return found.clone();
         }
-        let compiled = compile(language, text);
+        let compiled = compile_with(language, text, self.protobuf.as_ref());
         let mut entries = self.entries.lock();
         if entries.len() >= CACHE_CAPACITY {
             entries.clear();

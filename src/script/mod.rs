@@ -19,6 +19,7 @@ pub mod elements;
 pub mod engine;
 pub mod functions;
 pub mod program;
+pub mod protobuf;
 pub mod shims;
 pub mod translate;
 

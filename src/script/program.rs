@@ -18,6 +18,7 @@ use rhai::{Array, Dynamic, ImmutableString, Scope, AST};
 
 use super::bindings::{constants, with_call, CallState};
 use super::engine::{self, AstCache};
+use super::protobuf::{self, Schema};
 use super::translate::SourceLanguage;
 use crate::expr::condition;
 use crate::expr::Template;
@@ -90,6 +91,8 @@ pub struct ScriptProgram {
     /// BeanShell give the assigned value as the script's value (`IsSuccess = false;`
     /// answers `false`), where Rhai gives nothing.
     trailing_assignment: Option<String>,
+    /// The run's compiled `.proto` files, for the `Protobuf` module at run time.
+    protobuf: Option<Arc<Schema>>,
 }
 
 impl ScriptProgram {
@@ -102,6 +105,13 @@ impl ScriptProgram {
         file_label: FileLabel,
     ) -> Option<ScriptProgram> {
         let name: Arc<str> = Arc::from(cx.element.name.as_str());
+        let protobuf = match protobuf::schema_for(cx) {
+            Ok(schema) => schema,
+            Err(message) => {
+                cx.error(message);
+                return None;
+            }
+        };
         let file_name = cx.raw(props.filename).unwrap_or("").trim().to_string();
         let parameters = cx.template(props.parameters);
         let constant_parameters = parameters
@@ -109,14 +119,14 @@ impl ScriptProgram {
             .then(|| split_parameters(parameters.raw()));
         let (body, source) = if file_name.is_empty() {
             let script = cx.raw(props.script).unwrap_or("").to_string();
-            (inline_body(cx, language, &script)?, script)
+            (inline_body(cx, language, &script, &protobuf)?, script)
         } else {
             let source = read_script_file(cx, &file_name)?;
             let text: Arc<str> = Arc::from(match file_label {
                 FileLabel::Prefixed => format!("File: {file_name}"),
                 FileLabel::Bare => file_name.clone(),
             });
-            let ast = compile_or_report(cx, language, &source)?;
+            let ast = compile_or_report(cx, language, &source, &protobuf)?;
             (Body::Compiled { ast, text }, source)
         };
         Some(ScriptProgram {
@@ -130,6 +140,7 @@ impl ScriptProgram {
             reads_prev: mentions_prev(&source),
             reads_sampler: source.contains("sampler") || source.contains("ctx"),
             trailing_assignment: trailing_assignment(language, &source),
+            protobuf,
         })
     }
 
@@ -181,6 +192,8 @@ impl ScriptProgram {
             Ok(code) => code,
             Err(message) => return (Err(message.clone()), state),
         };
+        let mut state = state;
+        state.protobuf.clone_from(&self.protobuf);
         match code {
             Code::Expression => {
                 let value = condition::evaluate_with(&resolved.text, Some(&state.props))
@@ -218,7 +231,12 @@ impl ScriptProgram {
     }
 }
 
-fn inline_body(cx: &mut BuildContext<'_>, language: SourceLanguage, script: &str) -> Option<Body> {
+fn inline_body(
+    cx: &mut BuildContext<'_>,
+    language: SourceLanguage,
+    script: &str,
+    protobuf: &Option<Arc<Schema>>,
+) -> Option<Body> {
     if script.trim().is_empty() {
         cx.warn("the script and its file name are both empty: every call fails, as in JMeter");
         return Some(Body::Broken(format!(
@@ -236,7 +254,7 @@ fn inline_body(cx: &mut BuildContext<'_>, language: SourceLanguage, script: &str
             );
             return Some(Body::Templated {
                 template,
-                cache: AstCache::default(),
+                cache: AstCache::with_protobuf(protobuf.clone()),
             });
         }
     }
@@ -245,7 +263,7 @@ fn inline_body(cx: &mut BuildContext<'_>, language: SourceLanguage, script: &str
             text: Arc::from(script),
         });
     }
-    let ast = compile_or_report(cx, language, script)?;
+    let ast = compile_or_report(cx, language, script, protobuf)?;
     Some(Body::Compiled {
         ast,
         text: Arc::from(script),
@@ -256,8 +274,9 @@ fn compile_or_report(
     cx: &mut BuildContext<'_>,
     language: SourceLanguage,
     source: &str,
+    protobuf: &Option<Arc<Schema>>,
 ) -> Option<Arc<AST>> {
-    match engine::compile(language, source) {
+    match engine::compile_with(language, source, protobuf.as_ref()) {
         Ok(ast) => Some(ast),
         Err(message) => {
             cx.error(message);

@@ -92,6 +92,7 @@ fn classes() -> Vec<Class> {
     all.extend(atomics::classes());
     all.extend(json::classes());
     all.extend(files::classes());
+    all.push(crate::script::protobuf::api::class());
     all
 }
 
@@ -141,6 +142,7 @@ pub fn register(engine: &mut Engine) {
     atomics::register(engine);
     json::register(engine);
     files::register(engine);
+    crate::script::protobuf::api::register(engine);
 }
 
 /// Java's `String.valueOf` of a value: Groovy's list and map notation, `null` for

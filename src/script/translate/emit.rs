@@ -8,7 +8,11 @@
 
 use std::collections::{HashMap, HashSet};
 
+use std::sync::Arc;
+
 use super::ast::{Expr, Stmt, StmtKind, SwitchCase};
+use super::protobuf::ProtoType;
+use crate::script::protobuf::Schema;
 use super::names::{is_binding, rhai_name};
 use super::walk::{assigned_names, declared_names, mentions, mentions_jump, used_names};
 use super::{SourceLanguage, Untranslatable};
@@ -28,6 +32,10 @@ pub struct Emitter {
     /// Names declared by the bodies enclosing the one being written (a closure sees
     /// them; a nested `let` would hide them).
     outer_declared: HashSet<String>,
+    /// The run's `.proto` files, for generated-Java protobuf code.
+    pub(super) protobuf: Option<Arc<Schema>>,
+    /// Variables known to hold a protobuf builder, message or list.
+    pub(super) proto_vars: HashMap<String, ProtoType>,
 }
 
 impl Emitter {
@@ -42,6 +50,8 @@ impl Emitter {
             closure_variables: HashSet::new(),
             temporaries: 0,
             outer_declared: HashSet::new(),
+            protobuf: None,
+            proto_vars: HashMap::new(),
         }
     }
 
@@ -219,6 +229,7 @@ impl Emitter {
                         Some(value) => format!("let {} = {};", rhai_name(name), self.expr(value)),
                         None => format!("let {};", rhai_name(name)),
                     };
+                    self.note_proto_variable(name, value.as_ref());
                     self.write_line(&text);
                 }
             }
@@ -247,6 +258,7 @@ impl Emitter {
                 body,
             } => {
                 let head = format!("for {} in {} ", rhai_name(name), self.expr(iterable));
+                self.note_proto_loop(name, iterable);
                 self.block(&head, body, "");
             }
             StmtKind::Switch { subject, cases } => self.switch(subject, cases),

@@ -226,6 +226,9 @@ impl Emitter {
     }
 
     fn field(&mut self, target: &Expr, name: &str, safe: bool) -> String {
+        if let Some(text) = self.proto_field(target, name) {
+            return text;
+        }
         if let Expr::Ident(binding) = target {
             if binding == "vars" || binding == "props" {
                 return format!("{binding}.get({})", string_literal(name));
@@ -273,6 +276,9 @@ impl Emitter {
         safe: bool,
         spread: bool,
     ) -> String {
+        if let Some(text) = self.proto_method(target, name, args) {
+            return text;
+        }
         if let Expr::StaticField { class, name: field } = target {
             if class == "System" && (field == "out" || field == "err") {
                 let args: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
@@ -343,6 +349,9 @@ impl Emitter {
     }
 
     fn static_call(&mut self, class: &str, name: &str, args: &[Expr]) -> String {
+        if let Some(text) = self.proto_static(&[class.to_string()], name, args) {
+            return text;
+        }
         let mut args_text: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
         match (class, name) {
             ("JMeterUtils", "getProperty" | "getPropDefault") => {
@@ -365,6 +374,9 @@ impl Emitter {
     }
 
     fn static_field(&mut self, class: &str, name: &str) -> String {
+        if let Some(text) = self.proto_enum_constant(&[class.to_string()], name) {
+            return text;
+        }
         if !shims::has_static(class, name) {
             self.problem(format!("`{class}.{name}`"));
         }
@@ -447,6 +459,8 @@ impl Emitter {
             "double" | "Double" | "float" | "Float" | "BigDecimal" | "Number" => "as_double",
             "String" | "GString" | "CharSequence" => "as_string",
             "boolean" | "Boolean" => "truthy",
+            // Bytes stay a blob (`(byte[]) vars.getObject("payload")`).
+            "byte[]" | "ByteString" => return value,
             "List" | "ArrayList" | "Set" | "HashSet" | "Collection" => "as_list",
             _ if class.ends_with("[]") => "as_list",
             // Casts that only restate what a value already is.
@@ -545,8 +559,11 @@ impl Emitter {
             return format!("{target_text} = divide({target_text}, {value})");
         }
         let target_text = self.expr(target);
-        let value = self.expr(value);
-        format!("{target_text} {op} {value}")
+        let value_text = self.expr(value);
+        if let (Expr::Ident(name), "=") = (target, op) {
+            self.note_proto_variable(name, Some(value));
+        }
+        format!("{target_text} {op} {value_text}")
     }
 }
 

@@ -21,6 +21,7 @@ mod lexer;
 mod names;
 mod parse_expr;
 mod parser;
+mod protobuf;
 mod walk;
 
 /// The language a script element declares (`scriptLanguage`, or the element kind for
@@ -72,6 +73,16 @@ pub struct Translation {
 
 /// Translates `source` written in `language` into Rhai.
 pub fn translate(language: SourceLanguage, source: &str) -> Translation {
+    translate_with(language, source, None)
+}
+
+/// Translates with the run's `.proto` files at hand: generated-Java protobuf code whose
+/// types they define becomes calls of the `Protobuf` Rhai API.
+pub fn translate_with(
+    language: SourceLanguage,
+    source: &str,
+    protobuf: Option<std::sync::Arc<crate::script::protobuf::Schema>>,
+) -> Translation {
     if language == SourceLanguage::Rhai {
         return Translation {
             rhai: source.to_string(),
@@ -93,6 +104,7 @@ pub fn translate(language: SourceLanguage, source: &str) -> Translation {
     let mut parser = parser::Parser::new(language, tokens);
     let statements = parser.script();
     let mut emitter = emit::Emitter::new(language);
+    emitter.protobuf = protobuf;
     emitter.script(&statements);
     let mut problems = parser.problems;
     problems.extend(emitter.problems);

@@ -110,6 +110,7 @@ pub const STATIC_CLASSES: &[&str] = &[
     "AtomicLong",
     "AtomicInteger",
     "ByteString",
+    "Protobuf",
     "Crypto",
     "Jwt",
     "JMeterUtils",
