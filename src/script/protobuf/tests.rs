@@ -6,7 +6,9 @@ use std::sync::Arc;
 use rhai::{Dynamic, Scope};
 
 use super::{load, Schema};
-use crate::expr::{Properties, ThreadInfo, Variables};
+use crate::foundation::properties::Properties;
+use crate::user_state::ThreadInfo;
+use crate::user_state::Variables;
 use crate::script::bindings::{with_call, CallState};
 use crate::script::translate::{translate_with, SourceLanguage};
 
