@@ -87,7 +87,11 @@ fn groovy_builds_and_reads_a_protobuf_message_from_generated_java_code() {
         "m-1|u1|u2|7|TEXT|1|text/plain|héllo|t1|web|42|0|a,b|pic:12|cover|-1|false"
     );
     let dbg_row = jtl.rows_of("Chat 1-1")[2];
-    assert_eq!(jtl.get(dbg_row, "success"), "true", "the assertion on the variables");
+    assert_eq!(
+        jtl.get(dbg_row, "success"),
+        "true",
+        "the assertion on the variables"
+    );
 
     let fields = wire_fields(&unhex(hex));
     assert_eq!(text(&fields[&1]), "m-1");
@@ -110,7 +114,10 @@ fn groovy_builds_and_reads_a_protobuf_message_from_generated_java_code() {
     extra.sort();
     assert_eq!(
         extra,
-        [("client".into(), "web".into()), ("trace".into(), "t1".into())]
+        [
+            ("client".into(), "web".into()),
+            ("trace".into(), "t1".into())
+        ]
     );
     let Wire::Varint(timestamp) = fields[&9][0] else {
         panic!("timestamp")
@@ -211,7 +218,14 @@ fn groovy_signatures_and_tokens_verify_independently() {
     std::fs::create_dir(dir.path().join("keys")).expect("folder");
     let key = dir.path().join("keys/rs256.pem");
     let status = Command::new("openssl")
-        .args(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out"])
+        .args([
+            "genpkey",
+            "-algorithm",
+            "RSA",
+            "-pkeyopt",
+            "rsa_keygen_bits:2048",
+            "-out",
+        ])
         .arg(&key)
         .stderr(std::process::Stdio::null())
         .status()
@@ -220,7 +234,11 @@ fn groovy_signatures_and_tokens_verify_independently() {
     // Run from the plan's folder, as the script reads `keys/rs256.pem` through
     // `FileServer.getFileServer().getBaseDir()`.
     let output = jmxr(dir.path(), &["-n", "-t", "plan.jmx", "-l", "out.jtl"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let jtl = Jtl::read(&dir.path().join("out.jtl"));
     let signed = jtl.one("sign gift");
     assert_eq!(jtl.get(signed, "success"), "true", "{signed:?}");
@@ -233,7 +251,12 @@ fn groovy_signatures_and_tokens_verify_independently() {
         .collect();
     let checked = python(
         VERIFY,
-        &[values["hs"], values["rs"], key.to_str().expect("UTF-8"), values["jjwt9"]],
+        &[
+            values["hs"],
+            values["rs"],
+            key.to_str().expect("UTF-8"),
+            values["jjwt9"],
+        ],
     );
     let lines: Vec<&str> = checked.lines().collect();
     assert_eq!(values["sig"], lines[0], "HMAC-SHA256 hex");

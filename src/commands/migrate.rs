@@ -58,7 +58,9 @@ pub fn parse_args(args: &[String]) -> Result<MigrateConfig, CliError> {
         }
     }
     let plan = plan.ok_or_else(|| {
-        CliError::Usage("migrate needs a plan: jmxr migrate plan.jmx [-o out.jmx] [-Jname=value ...]".into())
+        CliError::Usage(
+            "migrate needs a plan: jmxr migrate plan.jmx [-o out.jmx] [-Jname=value ...]".into(),
+        )
     })?;
     let out = out.unwrap_or_else(|| {
         let stem = plan

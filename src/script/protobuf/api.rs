@@ -167,8 +167,8 @@ impl ProtoBuilder {
         self.with_value(name, |field, current| {
             let mut one = Map::new();
             one.insert(java_string(&key).into(), value);
-            let Value::Map(entry) = values::to_field_value(field, &Dynamic::from_map(one))
-                .or_else(error)?
+            let Value::Map(entry) =
+                values::to_field_value(field, &Dynamic::from_map(one)).or_else(error)?
             else {
                 return error(format!("field `{}` is not a map", field.name()));
             };
@@ -272,48 +272,69 @@ fn map_get(map: Dynamic, key: Dynamic, default: Option<Dynamic>) -> ShimResult<D
 
 pub(crate) fn class() -> Class {
     let mut class = Class::new("Protobuf");
-    func!(class, "encode", |name: &str, value: Dynamic| -> ShimResult<Blob> {
+    func!(class, "encode", |name: &str,
+                            value: Dynamic|
+     -> ShimResult<Blob> {
         let desc = message_type(name)?;
         Ok(message_of(&desc, &value)?.encode_to_vec())
     });
-    func!(class, "decode", |name: &str, bytes: Dynamic| -> ShimResult<Map> {
+    func!(class, "decode", |name: &str,
+                            bytes: Dynamic|
+     -> ShimResult<Map> {
         let desc = message_type(name)?;
         decode_message(&desc, &bytes_arg(&bytes)).map(|m| from_message(&m))
     });
-    func!(class, "to_json", |name: &str, value: Dynamic| to_json(name, &value));
-    func!(class, "from_json", |name: &str, text: &str| from_json(name, text));
-    func!(class, "to_text", |name: &str, value: Dynamic| -> ShimResult<String> {
+    func!(class, "to_json", |name: &str, value: Dynamic| to_json(
+        name, &value
+    ));
+    func!(class, "from_json", |name: &str, text: &str| from_json(
+        name, text
+    ));
+    func!(class, "to_text", |name: &str,
+                             value: Dynamic|
+     -> ShimResult<String> {
         let desc = message_type(name)?;
         Ok(message_of(&desc, &value)?.to_text_format())
     });
     func!(class, "builder", |name: &str| new_builder(name, None));
-    func!(class, "builder", |name: &str, initial: Dynamic| new_builder(
-        name,
-        Some(&initial)
-    ));
-    func!(class, "or_default", |value: Dynamic, name: &str| -> ShimResult<Dynamic> {
+    func!(
+        class,
+        "builder",
+        |name: &str, initial: Dynamic| new_builder(name, Some(&initial))
+    );
+    func!(class, "or_default", |value: Dynamic,
+                                name: &str|
+     -> ShimResult<Dynamic> {
         if !value.is_unit() {
             return Ok(value);
         }
         Ok(Dynamic::from_map(default_map(&message_type(name)?)))
     });
-    func!(class, "enum_number", |name: &str, value: Dynamic| -> ShimResult<INT> {
+    func!(class, "enum_number", |name: &str,
+                                 value: Dynamic|
+     -> ShimResult<INT> {
         let desc = schema()?.enumeration(name).or_else(error)?;
-        values::enum_number(&desc, &value).map(INT::from).or_else(error)
+        values::enum_number(&desc, &value)
+            .map(INT::from)
+            .or_else(error)
     });
-    func!(class, "enum_name", |name: &str, number: INT| -> ShimResult<Dynamic> {
+    func!(class, "enum_name", |name: &str,
+                               number: INT|
+     -> ShimResult<Dynamic> {
         let desc = schema()?.enumeration(name).or_else(error)?;
         Ok(i32::try_from(number)
             .ok()
             .and_then(|n| desc.get_value(n))
             .map_or(Dynamic::UNIT, |v| Dynamic::from(v.name().to_string())))
     });
-    func!(class, "map_get", |map: Dynamic, key: Dynamic| map_get(map, key, None));
-    func!(class, "map_get", |map: Dynamic, key: Dynamic, default: Dynamic| map_get(
-        map,
-        key,
-        Some(default)
+    func!(class, "map_get", |map: Dynamic, key: Dynamic| map_get(
+        map, key, None
     ));
+    func!(
+        class,
+        "map_get",
+        |map: Dynamic, key: Dynamic, default: Dynamic| map_get(map, key, Some(default))
+    );
     func!(class, "types", || -> ShimResult<Array> {
         Ok(schema()?
             .message_names()
@@ -341,19 +362,27 @@ pub(crate) fn register(engine: &mut Engine) {
             b.clone()
         })
         .register_fn("get", ProtoBuilder::get)
-        .register_fn("has", |b: &mut ProtoBuilder, name: &str| -> ShimResult<bool> {
-            let field = b.field(name)?;
-            Ok(b.0.lock().has_field(&field))
-        })
-        .register_fn("merge", |b: &mut ProtoBuilder, value: Dynamic| -> ShimResult<ProtoBuilder> {
-            let desc = b.0.lock().descriptor();
-            let other = message_of(&desc, &value)?;
-            let bytes = other.encode_to_vec();
-            b.0.lock()
-                .merge(bytes.as_slice())
-                .or_else(|e| error(format!("InvalidProtocolBufferException: {e}")))?;
-            Ok(b.clone())
-        })
+        .register_fn(
+            "has",
+            |b: &mut ProtoBuilder, name: &str| -> ShimResult<bool> {
+                let field = b.field(name)?;
+                Ok(b.0.lock().has_field(&field))
+            },
+        )
+        .register_fn(
+            "merge",
+            |b: &mut ProtoBuilder, value: Dynamic| -> ShimResult<ProtoBuilder> {
+                let desc = b.0.lock().descriptor();
+                let other = message_of(&desc, &value)?;
+                let bytes = other.encode_to_vec();
+                b.0.lock()
+                    .merge(bytes.as_slice())
+                    .or_else(|e| error(format!("InvalidProtocolBufferException: {e}")))?;
+                Ok(b.clone())
+            },
+        )
         .register_fn("build", |b: &mut ProtoBuilder| from_message(&b.0.lock()))
-        .register_fn("to_bytes", |b: &mut ProtoBuilder| b.0.lock().encode_to_vec());
+        .register_fn("to_bytes", |b: &mut ProtoBuilder| {
+            b.0.lock().encode_to_vec()
+        });
 }

@@ -44,7 +44,11 @@ pub fn load(setting: &str, plan_dir: &Path) -> Result<Arc<Schema>, String> {
 fn compile(setting: &str, plan_dir: &Path) -> Result<Schema, String> {
     let mut includes: Vec<PathBuf> = Vec::new();
     let mut files: Vec<PathBuf> = Vec::new();
-    for entry in setting.split([',', ';']).map(str::trim).filter(|e| !e.is_empty()) {
+    for entry in setting
+        .split([',', ';'])
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+    {
         let path = plan_dir.join(entry);
         if path.is_dir() {
             let before = files.len();
@@ -72,8 +76,7 @@ fn compile(setting: &str, plan_dir: &Path) -> Result<Schema, String> {
         return Err(format!("{PROPERTY} names no .proto file"));
     }
     includes.dedup();
-    let mut compiler =
-        protox::Compiler::new(&includes).map_err(|e| describe(&e, &includes))?;
+    let mut compiler = protox::Compiler::new(&includes).map_err(|e| describe(&e, &includes))?;
     compiler.include_imports(true);
     for file in &files {
         compiler
@@ -109,11 +112,14 @@ fn describe(err: &protox::Error, includes: &[PathBuf]) -> String {
             .find(|p| p.is_file())
             .map_or_else(|| name.to_string(), |p| p.display().to_string())
     });
-    let position = err.labels().and_then(|mut labels| labels.next()).and_then(|label| {
-        let source = err.source_code()?;
-        let span = source.read_span(label.inner(), 0, 0).ok()?;
-        Some((span.line() + 1, span.column() + 1))
-    });
+    let position = err
+        .labels()
+        .and_then(|mut labels| labels.next())
+        .and_then(|label| {
+            let source = err.source_code()?;
+            let span = source.read_span(label.inner(), 0, 0).ok()?;
+            Some((span.line() + 1, span.column() + 1))
+        });
     match (file, position) {
         (Some(file), Some((line, column))) => format!("{file}:{line}:{column}: {err}"),
         (Some(file), None) => format!("{file}: {err}"),
@@ -163,6 +169,9 @@ mod tests {
             Ok(_) => panic!("found files in a missing folder"),
             Err(err) => err,
         };
-        assert!(missing.contains("neither a .proto file nor a folder"), "{missing}");
+        assert!(
+            missing.contains("neither a .proto file nor a folder"),
+            "{missing}"
+        );
     }
 }

@@ -52,7 +52,11 @@ fn tails(full_name: &str) -> impl Iterator<Item = &str> {
     )
 }
 
-fn lookup<T: Clone>(index: &HashMap<String, Vec<T>>, name: &str, full: fn(&T) -> String) -> Found<T> {
+fn lookup<T: Clone>(
+    index: &HashMap<String, Vec<T>>,
+    name: &str,
+    full: fn(&T) -> String,
+) -> Found<T> {
     match index.get(name.trim_start_matches('.')).map(Vec::as_slice) {
         Some([one]) => Found::One(one.clone()),
         Some(many) if !many.is_empty() => Found::Ambiguous(many.iter().map(full).collect()),
@@ -65,13 +69,19 @@ impl Schema {
         let mut messages: HashMap<String, Vec<MessageDescriptor>> = HashMap::new();
         for message in pool.all_messages().filter(|m| !m.is_map_entry()) {
             for tail in tails(message.full_name()) {
-                messages.entry(tail.to_string()).or_default().push(message.clone());
+                messages
+                    .entry(tail.to_string())
+                    .or_default()
+                    .push(message.clone());
             }
         }
         let mut enums: HashMap<String, Vec<EnumDescriptor>> = HashMap::new();
         for item in pool.all_enums() {
             for tail in tails(item.full_name()) {
-                enums.entry(tail.to_string()).or_default().push(item.clone());
+                enums
+                    .entry(tail.to_string())
+                    .or_default()
+                    .push(item.clone());
             }
         }
         Schema {
@@ -110,7 +120,9 @@ impl Schema {
                 "protobuf enum name `{name}` is ambiguous: write one of {}",
                 names.join(", ")
             )),
-            Found::None => Err(format!("no protobuf enum `{name}` in the loaded .proto files")),
+            Found::None => Err(format!(
+                "no protobuf enum `{name}` in the loaded .proto files"
+            )),
         }
     }
 

@@ -62,7 +62,7 @@ fn a_map_encodes_to_the_bytes_protoc_would_write() {
     );
     assert_eq!(
         out.expect("runs").to_string(),
-        "0a0161" .to_owned() + "20ac02" + "2801" + "4206" + "0a016b120176" + "620178" + "620179"
+        "0a0161".to_owned() + "20ac02" + "2801" + "4206" + "0a016b120176" + "620178" + "620179"
     );
 }
 
@@ -96,7 +96,9 @@ fn json_follows_the_proto3_mapping_both_ways() {
 #[test]
 fn bad_values_and_names_fail_with_the_field_named() {
     let (out, _) = run(r#"Protobuf::encode("ChatMessage", #{ack_status: 5000000000})"#);
-    assert!(out.unwrap_err().contains("out of range for field `ack_status`"));
+    assert!(out
+        .unwrap_err()
+        .contains("out of range for field `ack_status`"));
     let (out, _) = run(r#"Protobuf::encode("ChatMessage", #{nope: 1})"#);
     assert!(out.unwrap_err().contains("has no field `nope`"));
     let (out, _) = run(r#"Protobuf::encode("ChatMessage", #{msg_type: "VIDEO"})"#);
@@ -144,7 +146,10 @@ vars.put("summary", [msg.getMessageId(), msg.getRoomId(), msg.getMsgType(), msg.
         "{rhai}"
     );
     let stored = vars.get_object("request_payload").expect("stored");
-    assert!(stored.bytes().is_some_and(|b| !b.is_empty()), "bytes as a blob");
+    assert!(
+        stored.bytes().is_some_and(|b| !b.is_empty()),
+        "bytes as a blob"
+    );
 }
 
 #[test]
@@ -159,11 +164,22 @@ fn what_cannot_be_mapped_is_reported() {
         .iter()
         .map(|p| format!("{}: {}", p.line, p.construct))
         .collect();
-    assert!(problems.iter().any(|p| p.starts_with("2: `getUnknownFields()`")), "{problems:?}");
     assert!(
-        problems.iter().any(|p| p.starts_with("3: `Unknown.newBuilder`: no protobuf message")),
+        problems
+            .iter()
+            .any(|p| p.starts_with("2: `getUnknownFields()`")),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.starts_with("3: `Unknown.newBuilder`: no protobuf message")),
         "{problems:?}"
     );
     let without = translate_with(SourceLanguage::Groovy, "ChatMessage.newBuilder()", None);
-    assert!(without.problems[0].construct.contains("jmxr.protobuf.path"), "{:?}", without.problems);
+    assert!(
+        without.problems[0].construct.contains("jmxr.protobuf.path"),
+        "{:?}",
+        without.problems
+    );
 }

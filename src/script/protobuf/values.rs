@@ -125,7 +125,9 @@ fn ranged<T: TryFrom<i64>>(field: &FieldDescriptor, n: i64) -> Result<T, String>
 /// field).
 fn to_single(field: &FieldDescriptor, kind: &Kind, value: &Dynamic) -> Result<Value, String> {
     Ok(match kind {
-        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => Value::I32(ranged(field, integer(field, value)?)?),
+        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => {
+            Value::I32(ranged(field, integer(field, value)?)?)
+        }
         Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => Value::I64(integer(field, value)?),
         Kind::Uint32 | Kind::Fixed32 => Value::U32(ranged(field, integer(field, value)?)?),
         Kind::Uint64 | Kind::Fixed64 => Value::U64(integer(field, value)? as u64),
@@ -186,7 +188,9 @@ fn to_map_key(field: &FieldDescriptor, kind: &Kind, key: &str) -> Result<MapKey,
     Ok(match kind {
         Kind::String => MapKey::String(key.to_string()),
         Kind::Bool => MapKey::Bool(key == "true"),
-        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => MapKey::I32(ranged(field, integer(field, &text)?)?),
+        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => {
+            MapKey::I32(ranged(field, integer(field, &text)?)?)
+        }
         Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => MapKey::I64(integer(field, &text)?),
         Kind::Uint32 | Kind::Fixed32 => MapKey::U32(ranged(field, integer(field, &text)?)?),
         _ => MapKey::U64(integer(field, &text)? as u64),
@@ -226,7 +230,9 @@ fn from_value(kind: &Kind, value: &Value) -> Dynamic {
             _ => Dynamic::from(INT::from(*n)),
         },
         Value::Message(m) => Dynamic::from_map(from_message(m)),
-        Value::List(items) => Dynamic::from_array(items.iter().map(|v| from_value(kind, v)).collect()),
+        Value::List(items) => {
+            Dynamic::from_array(items.iter().map(|v| from_value(kind, v)).collect())
+        }
         Value::Map(entries) => {
             let value_kind = match kind {
                 Kind::Message(entry) => entry.map_entry_value_field().kind(),

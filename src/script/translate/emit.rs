@@ -11,11 +11,11 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::ast::{Expr, Stmt, StmtKind, SwitchCase};
-use super::protobuf::ProtoType;
-use crate::script::protobuf::Schema;
 use super::names::{is_binding, rhai_name};
+use super::protobuf::ProtoType;
 use super::walk::{assigned_names, declared_names, mentions, mentions_jump, used_names};
 use super::{SourceLanguage, Untranslatable};
+use crate::script::protobuf::Schema;
 
 pub struct Emitter {
     pub(super) language: SourceLanguage,

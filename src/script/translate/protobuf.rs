@@ -89,9 +89,7 @@ impl Emitter {
         match expr {
             Expr::Ident(name) => self.proto_vars.get(name).cloned(),
             Expr::Convert(_, value) => self.proto_type(value),
-            Expr::Static { class, name, .. } => {
-                self.static_type(&[class.clone()], name)
-            }
+            Expr::Static { class, name, .. } => self.static_type(std::slice::from_ref(class), name),
             Expr::Index(target, _) => match self.proto_type(target)? {
                 ProtoType::List(desc) => Some(ProtoType::Message(desc)),
                 _ => None,
@@ -99,7 +97,9 @@ impl Emitter {
             Expr::Method {
                 target, name, args, ..
             } => {
-                if let Some(path) = class_path(target).filter(|_| STATIC_NAMES.contains(&name.as_str())) {
+                if let Some(path) =
+                    class_path(target).filter(|_| STATIC_NAMES.contains(&name.as_str()))
+                {
                     if let Some(found) = self.static_type(&path, name) {
                         return Some(found);
                     }
@@ -116,9 +116,7 @@ impl Emitter {
                         "toBuilder" => Some(ProtoType::Builder(desc)),
                         n => getter_type(&desc, n, args.len()),
                     },
-                    ProtoType::List(desc) => {
-                        (name == "get").then_some(ProtoType::Message(desc))
-                    }
+                    ProtoType::List(desc) => (name == "get").then_some(ProtoType::Message(desc)),
                 }
             }
             _ => None,
@@ -156,7 +154,8 @@ impl Emitter {
     pub(super) fn note_proto_loop(&mut self, name: &str, iterable: &Expr) {
         match self.proto_type(iterable) {
             Some(ProtoType::List(desc)) => {
-                self.proto_vars.insert(name.to_string(), ProtoType::Message(desc));
+                self.proto_vars
+                    .insert(name.to_string(), ProtoType::Message(desc));
             }
             _ => {
                 self.proto_vars.remove(name);
@@ -166,7 +165,12 @@ impl Emitter {
 
     /// `X.newBuilder()` and the other static calls on a message class, and the enum
     /// statics; `None` when `path` is no protobuf type.
-    pub(super) fn proto_static(&mut self, path: &[String], name: &str, args: &[Expr]) -> Option<String> {
+    pub(super) fn proto_static(
+        &mut self,
+        path: &[String],
+        name: &str,
+        args: &[Expr],
+    ) -> Option<String> {
         if STATIC_NAMES.contains(&name) {
             let Some(desc) = self.message_named(path) else {
                 if name == "newBuilder" || name == "parseFrom" {
@@ -188,7 +192,11 @@ impl Emitter {
                 ("parseFrom", [bytes]) => format!("Protobuf::decode({full}, {bytes})"),
                 ("getDefaultInstance", []) => format!("Protobuf::decode({full}, blob())"),
                 _ => {
-                    self.problem(format!("`{}.{name}` with {} arguments", path.join("."), args.len()));
+                    self.problem(format!(
+                        "`{}.{name}` with {} arguments",
+                        path.join("."),
+                        args.len()
+                    ));
                     "()".into()
                 }
             });
@@ -211,14 +219,23 @@ impl Emitter {
     pub(super) fn proto_enum_constant(&mut self, path: &[String], name: &str) -> Option<String> {
         let item = self.enum_named(path)?;
         if item.get_value_by_name(name).is_none() {
-            self.problem(format!("`{}.{name}`: {} has no such value", path.join("."), item.full_name()));
+            self.problem(format!(
+                "`{}.{name}`: {} has no such value",
+                path.join("."),
+                item.full_name()
+            ));
         }
         Some(string_literal(name))
     }
 
     /// A method call on a protobuf value (or a static call on a class path); `None`
     /// when `target` is not protobuf.
-    pub(super) fn proto_method(&mut self, target: &Expr, name: &str, args: &[Expr]) -> Option<String> {
+    pub(super) fn proto_method(
+        &mut self,
+        target: &Expr,
+        name: &str,
+        args: &[Expr],
+    ) -> Option<String> {
         self.protobuf.as_ref()?;
         if let Some(path) = class_path(target) {
             if matches!(target, Expr::StaticField { .. } | Expr::Field { .. }) {
@@ -228,7 +245,9 @@ impl Emitter {
             }
         }
         if let (Some(path), "getNumber") = (class_path(target), name) {
-            if let (Some(constant), Some(item)) = (path.last(), self.enum_named(&path[..path.len() - 1])) {
+            if let (Some(constant), Some(item)) =
+                (path.last(), self.enum_named(&path[..path.len() - 1]))
+            {
                 if let Some(value) = item.get_value_by_name(constant) {
                     return Some(value.number().to_string());
                 }
@@ -243,7 +262,8 @@ impl Emitter {
             // an item.
             if let Some(Expr::Closure { params, .. }) = args.last() {
                 let name = params.first().map_or("it", String::as_str).to_string();
-                self.proto_vars.insert(name, ProtoType::Message(desc.clone()));
+                self.proto_vars
+                    .insert(name, ProtoType::Message(desc.clone()));
             }
             return None;
         }
@@ -347,7 +367,10 @@ impl Emitter {
             let base = rest
                 .strip_suffix("Value")
                 .filter(|b| field_named(desc, b).is_some_and(|f| matches!(f.kind(), Kind::Enum(_))))
-                .or_else(|| rest.strip_suffix("Bytes").filter(|b| field_named(desc, b).is_some_and(|f| f.kind() == Kind::String)))
+                .or_else(|| {
+                    rest.strip_suffix("Bytes")
+                        .filter(|b| field_named(desc, b).is_some_and(|f| f.kind() == Kind::String))
+                })
                 .unwrap_or(rest);
             let field = field_named(desc, base)?;
             let fits = match method {
@@ -398,10 +421,20 @@ impl Emitter {
         }
         if let Some(rest) = name.strip_prefix("contains") {
             let field = field_named(desc, rest).filter(FieldDescriptor::is_map)?;
-            return (args.len() == 1).then(|| format!("(as_string({}) in {})", args[0], index(&field)));
+            return (args.len() == 1)
+                .then(|| format!("(as_string({}) in {})", args[0], index(&field)));
         }
         let rest = name.strip_prefix("get")?;
-        for (suffix, wanted_args) in [("List", 0), ("Count", 0), ("Map", 0), ("OrDefault", 2), ("OrThrow", 1), ("Value", 0), ("Value", 1), ("Bytes", 0)] {
+        for (suffix, wanted_args) in [
+            ("List", 0),
+            ("Count", 0),
+            ("Map", 0),
+            ("OrDefault", 2),
+            ("OrThrow", 1),
+            ("Value", 0),
+            ("Value", 1),
+            ("Bytes", 0),
+        ] {
             let Some(base) = rest.strip_suffix(suffix) else {
                 continue;
             };

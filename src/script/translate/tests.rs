@@ -247,3 +247,38 @@ fn unsupported_constructs_are_reported_with_their_line() {
         vec![(2, "class definition"), (3, "class `Socket`")]
     );
 }
+
+/// Expected values from Python's `hmac` and `base64` (RFC 4231 test case 2 for the MAC).
+#[test]
+fn java_signing_idioms_translate_to_the_crypto_shims() {
+    let source = r#"import javax.crypto.Mac
+import javax.crypto.spec.SecretKeySpec
+import java.util.concurrent.atomic.AtomicLong
+Mac mac = Mac.getInstance("HmacSHA256")
+mac.init(new SecretKeySpec("Jefe".getBytes("UTF-8"), "HmacSHA256"))
+byte[] raw = mac.doFinal("what do ya want for nothing?".getBytes("UTF-8"))
+vars.put("hex", Hex.encodeHexString(raw))
+vars.put("url", Base64.getUrlEncoder().withoutPadding().encodeToString(raw))
+vars.put("jwt", Jwts.builder().setSubject("u")
+    .signWith(SignatureAlgorithm.HS256, Base64.getEncoder().encodeToString("k".getBytes())).compact())
+def seq = new AtomicLong(5)
+vars.put("seq", String.valueOf(seq.incrementAndGet()))"#;
+    let code = rhai(SourceLanguage::Groovy, source);
+    assert!(code.contains(r#"Mac::getInstance("HmacSHA256")"#), "{code}");
+    assert!(code.contains("SecretKeySpec::create("), "{code}");
+    assert!(code.contains("AtomicLong::create(5)"), "{code}");
+    let (_, vars) = groovy(source, &[]);
+    assert_eq!(
+        var(&vars, "hex"),
+        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+    );
+    assert_eq!(
+        var(&vars, "url"),
+        "W9zBRr9gdU5qBCQmCJV1x1oAPwidJzmDnexYuWTsOEM"
+    );
+    assert_eq!(
+        var(&vars, "jwt"),
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.gj43NvXuHsNvh-y77Iju50bTzcQ9fuOkwbvFZ4Y9SXg"
+    );
+    assert_eq!(var(&vars, "seq"), "6");
+}
