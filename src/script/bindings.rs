@@ -18,11 +18,9 @@ use crate::foundation::properties::Properties;
 
 use crate::user_state::ThreadInfo;
 
-use crate::user_state::VariableObject;
-
+use crate::user_state::Variables;
 use crate::sample::SampleAction;
 use crate::sample::SampleResult;
-use crate::user_state::Variables;
 
 /// Where a result binding's sample lives for one call.
 #[derive(Default)]
@@ -152,7 +150,7 @@ pub fn with_call<R>(state: CallState, call: impl FnOnce() -> R) -> (R, CallState
 }
 
 /// Applies `f` to the installed state; `default` outside a call.
-fn state<R>(default: R, f: impl FnOnce(&mut CallState) -> R) -> R {
+pub(super) fn state<R>(default: R, f: impl FnOnce(&mut CallState) -> R) -> R {
     CALL.with(|slot| match slot.try_borrow_mut() {
         Ok(mut guard) => match guard.as_mut() {
             Some(state) => f(state),
@@ -173,6 +171,8 @@ pub struct Vars;
 /// `props`, `ctx.getProperties()`.
 #[derive(Debug, Clone, Copy)]
 pub struct Props;
+
+pub use super::bindings_props::{from_object, to_object};
 /// `log`.
 #[derive(Debug, Clone, Copy)]
 pub struct Log;
@@ -243,14 +243,14 @@ pub fn text_of(value: &Dynamic) -> Option<String> {
     Some(value.to_string())
 }
 
-fn string_or_unit(value: Option<&str>) -> Dynamic {
+pub(super) fn string_or_unit(value: Option<&str>) -> Dynamic {
     value.map_or(Dynamic::UNIT, |v| Dynamic::from(v.to_string()))
 }
 
 /// Installs the binding types and their methods on `engine`.
 pub fn register(engine: &mut Engine) {
     register_vars(engine);
-    register_props(engine);
+    super::bindings_props::register(engine);
     register_log(engine);
     register_ctx(engine);
     super::bindings_result::register(engine);
@@ -327,133 +327,6 @@ fn register_vars(engine: &mut Engine) {
     engine.register_fn("getValue", |e: &mut VarEntry| e.value.clone());
     engine.register_get("key", |e: &mut VarEntry| e.key.clone());
     engine.register_get("value", |e: &mut VarEntry| e.value.clone());
-}
-
-/// A script value as a variable or property object. Bytes are stored as a bare
-/// `Vec<u8>` (Rhai's `Blob`): that is the contract samplers rely on to send a script's
-/// bytes as they are ([`VariableObject::bytes`]); anything else keeps its `Dynamic`.
-pub fn to_object(value: Dynamic) -> VariableObject {
-    if value.is_blob() {
-        let bytes: Blob = value.try_cast().unwrap_or_default();
-        return VariableObject(Arc::new(bytes));
-    }
-    VariableObject(Arc::new(value))
-}
-
-/// The script value a variable or property object holds.
-pub fn from_object(object: &VariableObject) -> Dynamic {
-    if let Some(bytes) = object.bytes() {
-        return Dynamic::from_blob(bytes.to_vec());
-    }
-    object
-        .0
-        .downcast_ref::<Dynamic>()
-        .cloned()
-        .unwrap_or(Dynamic::UNIT)
-}
-
-/// Whether a value is stored in properties as its text (strings, numbers, booleans), as
-/// jmxr always did; other values (counters, lists, maps, bytes) are kept as objects so
-/// that every user shares the same one, as in JMeter.
-fn stored_as_text(value: &Dynamic) -> bool {
-    value.is_unit()
-        || value.is_string()
-        || value.is_int()
-        || value.is_float()
-        || value.is_bool()
-        || value.is_char()
-}
-
-fn props_get(name: &str) -> Dynamic {
-    state(Dynamic::UNIT, |s| match s.props.get_object(name) {
-        Some(object) => from_object(&object),
-        None => s.props.get(name).map_or(Dynamic::UNIT, Dynamic::from),
-    })
-}
-
-fn props_put(name: &str, value: Dynamic) -> Dynamic {
-    state(Dynamic::UNIT, |s| {
-        if !stored_as_text(&value) {
-            let previous = s.props.get_object(name).map(|o| from_object(&o));
-            let text = s.props.get(name);
-            s.props.put_object(name, to_object(value), false);
-            return previous
-                .or_else(|| text.map(Dynamic::from))
-                .unwrap_or(Dynamic::UNIT);
-        }
-        let previous = match text_of(&value) {
-            Some(text) => s.props.set(name, text),
-            None => s.props.remove(name),
-        };
-        previous.map_or(Dynamic::UNIT, Dynamic::from)
-    })
-}
-
-/// `props.putIfAbsent(name, value)`: atomic for objects, so that users racing to create
-/// a shared counter all end up with the same one. Returns the value already there, or
-/// `null` when `value` was stored.
-fn props_put_if_absent(name: &str, value: Dynamic) -> Dynamic {
-    state(Dynamic::UNIT, |s| {
-        if stored_as_text(&value) {
-            if let Some(existing) = s.props.get_object(name) {
-                return from_object(&existing);
-            }
-            return match (s.props.get(name), text_of(&value)) {
-                (Some(existing), _) => Dynamic::from(existing),
-                (None, Some(text)) => {
-                    s.props.set(name, text);
-                    Dynamic::UNIT
-                }
-                (None, None) => Dynamic::UNIT,
-            };
-        }
-        let stored = to_object(value);
-        match s.props.put_object(name, stored.clone(), true) {
-            Some(now) if Arc::ptr_eq(&now.0, &stored.0) => Dynamic::UNIT,
-            Some(existing) => from_object(&existing),
-            None => s.props.get(name).map_or(Dynamic::UNIT, Dynamic::from),
-        }
-    })
-}
-
-fn register_props(engine: &mut Engine) {
-    engine.register_type_with_name::<Props>("Properties");
-    engine.register_fn("get", |_: &mut Props, name: &str| props_get(name));
-    engine.register_fn("getProperty", |_: &mut Props, name: &str| props_get(name));
-    engine.register_fn(
-        "getProperty",
-        |_: &mut Props, name: &str, default: Dynamic| {
-            let found = props_get(name);
-            if found.is_unit() {
-                default
-            } else {
-                found
-            }
-        },
-    );
-    engine.register_indexer_get(|_: &mut Props, name: &str| props_get(name));
-    engine.register_fn("put", |_: &mut Props, name: &str, value: Dynamic| {
-        props_put(name, value)
-    });
-    engine.register_fn(
-        "putIfAbsent",
-        |_: &mut Props, name: &str, value: Dynamic| props_put_if_absent(name, value),
-    );
-    engine.register_fn(
-        "setProperty",
-        |_: &mut Props, name: &str, value: Dynamic| props_put(name, value),
-    );
-    engine.register_indexer_set(|_: &mut Props, name: &str, value: Dynamic| {
-        let _ = props_put(name, value);
-    });
-    engine.register_fn("remove", |_: &mut Props, name: &str| {
-        state(Dynamic::UNIT, |s| {
-            s.props.remove(name).map_or(Dynamic::UNIT, Dynamic::from)
-        })
-    });
-    engine.register_fn("containsKey", |_: &mut Props, name: &str| {
-        state(false, |s| s.props.contains(name))
-    });
 }
 
 /// SLF4J's `{}` placeholders filled in order.

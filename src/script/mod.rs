@@ -14,6 +14,7 @@
 //! on `expr::condition` when it reads the expression and on Rhai otherwise.
 
 pub mod bindings;
+mod bindings_props;
 pub mod bindings_result;
 pub mod elements;
 pub mod engine;
