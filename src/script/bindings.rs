@@ -18,9 +18,9 @@ use crate::foundation::properties::Properties;
 
 use crate::user_state::ThreadInfo;
 
-use crate::user_state::Variables;
 use crate::sample::SampleAction;
 use crate::sample::SampleResult;
+use crate::user_state::Variables;
 
 /// Where a result binding's sample lives for one call.
 #[derive(Default)]

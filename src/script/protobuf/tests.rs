@@ -7,10 +7,10 @@ use rhai::{Dynamic, Scope};
 
 use super::{load, Schema};
 use crate::foundation::properties::Properties;
-use crate::user_state::ThreadInfo;
-use crate::user_state::Variables;
 use crate::script::bindings::{with_call, CallState};
 use crate::script::translate::{translate_with, SourceLanguage};
+use crate::user_state::ThreadInfo;
+use crate::user_state::Variables;
 
 fn schema() -> Arc<Schema> {
     let plan_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("jmx-fixtures/scripts");
