@@ -1,5 +1,5 @@
 //! Assertions: Response, Duration, Size, JSON, JMESPath, MD5Hex, XML, XPath, XPath2
-//! and HTML Assertions.
+//! and HTML Assertions, and the WebSocket plugin's Binary Response Assertion.
 //!
 //! Each element is built once from its `jmx` element (patterns compiled, settings turned
 //! into templates) and then judges samples through the [`Assertion`] trait. JMeter's
@@ -11,6 +11,7 @@
 //! Failure messages are JMeter's texts, byte for byte, because they end up in the
 //! `failureMessage` column of `.jtl` files that users diff against JMeter's.
 
+mod binary_content;
 mod duration;
 mod equals_diff;
 mod html;
@@ -32,6 +33,7 @@ use crate::sample::AssertionResult;
 use crate::sample::SampleResult;
 use crate::user_state::EvalContext;
 
+pub use binary_content::{format_binary, parse_binary, BinaryContentAssertion};
 pub use duration::DurationAssertion;
 pub use html::HtmlAssertion;
 pub use jmespath::JmesPathAssertion;
@@ -56,6 +58,7 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Assertion
         "XPathAssertion" => Arc::new(XPathAssertion::build(cx, Version::One)),
         "HTMLAssertion" => Arc::new(HtmlAssertion::build(cx)),
         "XPath2Assertion" => Arc::new(XPathAssertion::build(cx, Version::Two)),
+        "BinaryContentAssertion" => Arc::new(BinaryContentAssertion::build(cx)),
         _ => return None,
     };
     Some(built)

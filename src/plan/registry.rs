@@ -150,7 +150,12 @@ const REFORMAT: &str = "not supported yet: the response stays as the server sent
 const SCRIPT: &str = "runs on Rhai, compiled once: `scriptLanguage` rhai as is; groovy, java, \
 beanshell, javascript and jexl translated to Rhai at plan time (what does not translate is \
 reported by `check`); see docs/scripting.md";
-const WEBSOCKET: &str = "WebSocket is not supported yet";
+const WEBSOCKET: &str = "one connection per user shared by its WebSocket samplers, ws and \
+wss (any certificate trusted unless jmxr.https.verify_certificates=true), Header and Cookie \
+Manager on the upgrade, frame filters, the plugin's codes, messages and sizes; see \
+docs/websocket.md";
+const WS_FILTER: &str = "drops frames while the WebSocket samplers in its scope read; \
+each discarded frame is a sub-result (see docs/websocket.md)";
 const PROTO: &str = "this protocol is not supported yet";
 const NO_PLUGIN: &str = "not supported yet";
 const ARRIVALS: &str = "arrival-rate thread groups are not supported yet: a bzm Concurrency \
@@ -227,13 +232,13 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "MailReaderSampler" => Sampler Unsupported "Mail Reader Sampler" PROTO;
     "JUnitSampler" => Sampler Unsupported "JUnit Request" "runs Java test classes, which jmxr cannot load";
     "BoltSampler" => Sampler Unsupported "Bolt Request" PROTO;
-    "eu.luminis.jmeter.wssampler.RequestResponseWebSocketSampler" => Sampler Unsupported "WebSocket request-response Sampler" WEBSOCKET;
-    "eu.luminis.jmeter.wssampler.OpenWebSocketSampler" => Sampler Unsupported "WebSocket Open Connection" WEBSOCKET;
-    "eu.luminis.jmeter.wssampler.SingleWriteWebSocketSampler" => Sampler Unsupported "WebSocket Single Write Sampler" WEBSOCKET;
-    "eu.luminis.jmeter.wssampler.SingleReadWebSocketSampler" => Sampler Unsupported "WebSocket Single Read Sampler" WEBSOCKET;
-    "eu.luminis.jmeter.wssampler.CloseWebSocketSampler" => Sampler Unsupported "WebSocket Close" WEBSOCKET;
-    "eu.luminis.jmeter.wssampler.PingPongSampler" => Sampler Unsupported "WebSocket Ping/Pong" WEBSOCKET;
-    "JMeter.plugins.functional.samplers.websocket.WebSocketSampler" => Sampler Unsupported "WebSocket Sampler (jmeter-websocket plugin)" WEBSOCKET;
+    "eu.luminis.jmeter.wssampler.RequestResponseWebSocketSampler" => Sampler Supported "WebSocket request-response Sampler" WEBSOCKET;
+    "eu.luminis.jmeter.wssampler.OpenWebSocketSampler" => Sampler Supported "WebSocket Open Connection" WEBSOCKET;
+    "eu.luminis.jmeter.wssampler.SingleWriteWebSocketSampler" => Sampler Supported "WebSocket Single Write Sampler" WEBSOCKET;
+    "eu.luminis.jmeter.wssampler.SingleReadWebSocketSampler" => Sampler Supported "WebSocket Single Read Sampler" WEBSOCKET;
+    "eu.luminis.jmeter.wssampler.CloseWebSocketSampler" => Sampler Supported "WebSocket Close" WEBSOCKET;
+    "eu.luminis.jmeter.wssampler.PingPongSampler" => Sampler Supported "WebSocket Ping/Pong" WEBSOCKET;
+    "JMeter.plugins.functional.samplers.websocket.WebSocketSampler" => Sampler Unsupported "WebSocket Sampler (jmeter-websocket plugin)" "not implemented yet; the Luminis WebSocket samplers do the same exchanges";
     "vn.zalopay.benchmark.testbean.GrpcRequest" => Sampler Unsupported "GRPC Request" PROTO;
     "net.xmeter.samplers.ConnectSampler" => Sampler Unsupported "MQTT Connect" PROTO;
     "net.xmeter.samplers.ConnectionSampler" => Sampler Unsupported "MQTT Connection" PROTO;
@@ -280,8 +285,9 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "nz.co.breakpoint.jmeter.iso8583.ISO8583Config" => Config Unsupported "ISO8583 Connection Configuration" PROTO;
     "nz.co.breakpoint.jmeter.iso8583.ISO8583Component" => Config Unsupported "ISO8583 Message Component" PROTO;
     "kg.apc.jmeter.config.LockFile" => Config Unsupported "jp@gc - Lock File Config" NO_PLUGIN;
-    "eu.luminis.jmeter.wssampler.PingFrameFilter" => Config Unsupported "WebSocket Ping Frame Filter" WEBSOCKET;
-    "eu.luminis.jmeter.wssampler.TextFrameFilter" => Config Unsupported "WebSocket Text Frame Filter" WEBSOCKET;
+    "eu.luminis.jmeter.wssampler.PingFrameFilter" => Config Supported "WebSocket Ping Frame Filter" WS_FILTER;
+    "eu.luminis.jmeter.wssampler.TextFrameFilter" => Config Supported "WebSocket Text Frame Filter" WS_FILTER;
+    "eu.luminis.jmeter.wssampler.BinaryFrameFilter" => Config Supported "WebSocket Binary Frame Filter" WS_FILTER;
     "com.googlecode.jmeter.plugins.webdriver.config.ChromeDriverConfig" => Config Unsupported "jp@gc - Chrome Driver Config" "browser automation (Selenium) is not planned";
     "com.googlecode.jmeter.plugins.webdriver.config.FirefoxDriverConfig" => Config Unsupported "jp@gc - Firefox Driver Config" "browser automation (Selenium) is not planned";
     "com.googlecode.jmeter.plugins.webdriver.config.HtmlUnitDriverConfig" => Config Unsupported "jp@gc - HtmlUnit Driver Config" "browser automation (Selenium) is not planned";
@@ -329,7 +335,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "XMLAssertion" => Assertion Supported "XML Assertion" "well-formedness through jmxr's parser: the commonest failure messages use Xerces' words, others differ";
     "com.atlantbh.jmeter.plugins.jsonutils.jsonpathassertion.JSONPathAssertion" => Assertion Supported "jp@gc - JSON Path Assertion" "JMeter's JSON Assertion with the plugin's differences: values compare as printed text (decimals as numbers), no value check passes on an empty array, messages without the path";
     "org.apache.jmeter.assertions.JSONSchemaAssertion" => Assertion Unsupported "JSON Schema Assertion (plugin)" "not supported yet: check the fields that matter with JSON Assertions";
-    "eu.luminis.jmeter.assertions.BinaryContentAssertion" => Assertion Unsupported "Binary Response Assertion (WebSocket samplers)" WEBSOCKET;
+    "eu.luminis.jmeter.assertions.BinaryContentAssertion" => Assertion Supported "Binary Response Assertion (WebSocket samplers)" "Equals, Contains, StartsWith and their negations on the response bytes, values in the plugin's hex notation; Apply to as other assertions";
     "JSR223Assertion" => Assertion Supported "JSR223 Assertion" SCRIPT;
     "BeanShellAssertion" => Assertion Supported "BeanShell Assertion" SCRIPT;
     "BSFAssertion" => Assertion Supported "BSF Assertion" SCRIPT;

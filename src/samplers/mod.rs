@@ -12,7 +12,7 @@
 //! [`debug`] (Debug Sampler), [`dummy`] (jmeter-plugins Dummy Sampler), [`os_process`]
 //! (OS Process Sampler), [`flow_control`] (Flow Control Action), [`http`] (HTTP Request and its managers), [`udp`] (the native
 //! UDP sender behind Java Request classes and the jmeter-plugins UDP Request), [`tcp`]
-//! (TCP Sampler).
+//! (TCP Sampler), [`ws`] (the Luminis WebSocket samplers).
 
 pub mod bytes;
 pub mod debug;
@@ -23,6 +23,7 @@ pub mod java;
 pub mod os_process;
 pub mod tcp;
 pub mod udp;
+pub mod ws;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -59,7 +60,7 @@ pub fn build(
         | "com.blazemeter.jmeter.http2.sampler.HTTP2Request" => {
             Some(http::build_bzm_http2(cx, configs))
         }
-        _ => None,
+        _ => ws::build(class, cx, configs),
     }
 }
 

@@ -270,7 +270,10 @@ fn read_files(cx: &mut BuildContext<'_>) -> Vec<FileArg> {
 }
 
 /// Header Managers innermost first: a name already taken by an inner manager is skipped.
-fn merge_headers(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Vec<(String, Template)> {
+pub(in crate::samplers) fn merge_headers(
+    cx: &mut BuildContext<'_>,
+    configs: &[&Element],
+) -> Vec<(String, Template)> {
     let mut merged: Vec<(String, Template)> = Vec::new();
     for manager in configs.iter().filter(|c| short_gui(c) == "HeaderPanel") {
         let Some(list) = manager.prop("HeaderManager.headers") else {
@@ -291,7 +294,10 @@ fn merge_headers(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Vec<(String
 }
 
 /// The outermost Cookie Manager in scope (JMeter's replace-as-you-go merge keeps it).
-fn cookie_manager(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Option<CookieManagerSpec> {
+pub(in crate::samplers) fn cookie_manager(
+    cx: &mut BuildContext<'_>,
+    configs: &[&Element],
+) -> Option<CookieManagerSpec> {
     let manager = configs
         .iter()
         .rev()

@@ -60,6 +60,9 @@ use super::new_result;
 use crate::foundation::clock::wall_clock_ms;
 
 pub(super) use self::bzm::build as build_bzm_http2;
+// The WebSocket samplers' upgrade request takes its headers, cookies and TLS from here.
+pub(super) use self::config::{cookie_manager, merge_headers, CookieManagerSpec};
+pub(super) use self::tls::{handshake as tls_handshake, Stream, VERIFY_PROPERTY};
 
 /// The JMeter property that sends HTTP Requests over HTTP/2 where the server offers it.
 pub const HTTP2_PROPERTY: &str = "jmxr.http.http2";
@@ -574,51 +577,9 @@ impl HttpSampler {
         (head, recorded, cookie)
     }
 
-    /// The user's jar for the Cookie Manager in scope, cleared at a new iteration when
-    /// the manager asks, and seeded with the manager's own cookies.
+    /// The user's jar for the Cookie Manager in scope (see [`user_jar`]).
     fn jar<'u>(&self, cx: &'u mut SampleContext<'_>) -> Option<&'u mut cookies::Jar> {
-        let manager = self.spec.cookie_manager.as_ref().filter(|m| !m.ignore)?;
-        let label = cx.label.clone();
-        let iteration = cx.user.iteration;
-        let clears = if manager.controlled_by_thread_group {
-            !cx.user.same_user_on_next_iteration
-        } else {
-            manager.clear_each_iteration
-        };
-        let fresh = {
-            let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
-            let jar = per_manager(&mut state.jars, &manager.key);
-            if jar.iteration != Some(iteration) && clears {
-                jar.clear();
-            }
-            jar.iteration = Some(iteration);
-            !std::mem::replace(&mut jar.seeded, true)
-        };
-        if fresh && !manager.cookies.is_empty() {
-            let seeded: Vec<(String, String, String, String, bool)> = {
-                let mut ev = cx.user.eval(&label);
-                manager
-                    .cookies
-                    .iter()
-                    .map(|c| {
-                        (
-                            c.name.clone(),
-                            c.value.eval(&mut ev),
-                            c.domain.eval(&mut ev),
-                            c.path.eval(&mut ev),
-                            c.secure,
-                        )
-                    })
-                    .collect()
-            };
-            let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
-            let jar = per_manager(&mut state.jars, &manager.key);
-            for (name, value, domain, path, secure) in seeded {
-                jar.add_static(&name, &value, &domain, &path, secure);
-            }
-        }
-        let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
-        state.jars.get_mut(&manager.key)
+        user_jar(cx, self.spec.cookie_manager.as_ref())
     }
 
     /// The user's cache for the Cache Manager in scope, cleared at a new iteration when
@@ -804,6 +765,73 @@ impl HttpSampler {
             &cnonce,
         )
     }
+}
+
+/// The user's jar for `manager`, cleared at a new iteration when the manager asks, and
+/// seeded with the manager's own cookies. One jar per manager and user, whichever
+/// sampler uses it (HTTP Requests and WebSocket upgrades alike).
+fn user_jar<'u>(
+    cx: &'u mut SampleContext<'_>,
+    manager: Option<&CookieManagerSpec>,
+) -> Option<&'u mut cookies::Jar> {
+    let manager = manager.filter(|m| !m.ignore)?;
+    let label = cx.label.clone();
+    let iteration = cx.user.iteration;
+    let clears = if manager.controlled_by_thread_group {
+        !cx.user.same_user_on_next_iteration
+    } else {
+        manager.clear_each_iteration
+    };
+    let fresh = {
+        let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+        let jar = per_manager(&mut state.jars, &manager.key);
+        if jar.iteration != Some(iteration) && clears {
+            jar.clear();
+        }
+        jar.iteration = Some(iteration);
+        !std::mem::replace(&mut jar.seeded, true)
+    };
+    if fresh && !manager.cookies.is_empty() {
+        let seeded: Vec<(String, String, String, String, bool)> = {
+            let mut ev = cx.user.eval(&label);
+            manager
+                .cookies
+                .iter()
+                .map(|c| {
+                    (
+                        c.name.clone(),
+                        c.value.eval(&mut ev),
+                        c.domain.eval(&mut ev),
+                        c.path.eval(&mut ev),
+                        c.secure,
+                    )
+                })
+                .collect()
+        };
+        let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+        let jar = per_manager(&mut state.jars, &manager.key);
+        for (name, value, domain, path, secure) in seeded {
+            jar.add_static(&name, &value, &domain, &path, secure);
+        }
+    }
+    let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
+    state.jars.get_mut(&manager.key)
+}
+
+/// The `Cookie` header value the user's jar for `manager` holds for a WebSocket upgrade
+/// to `host:port/path` (`https` for `wss`), as JMeter's `getCookieHeaderForURL`.
+pub(super) fn upgrade_cookie_header(
+    cx: &mut SampleContext<'_>,
+    manager: Option<&CookieManagerSpec>,
+    https: bool,
+    host: &str,
+    port: u16,
+    path: &str,
+) -> Option<String> {
+    let scheme = if https { "https" } else { "http" };
+    let url = Url::from_parts(scheme, host, port, path);
+    let header = user_jar(cx, manager)?.header_for(&url);
+    (!header.is_empty()).then_some(header)
 }
 
 /// Whether the run asked for certificate checking (see [`tls`]).
