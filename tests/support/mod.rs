@@ -191,3 +191,4 @@ pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
 }
 pub mod h2_server;
 pub mod http_server;
+pub mod ws_server;
