@@ -2,7 +2,8 @@
 //! language described in `ws_echo.py` (echo, headers, fragments, ping-then, noise-then,
 //! silence, close:N; `/secure` refuses the upgrade with 401 without Authorization):
 //! * [`serve`]: in-process, on tokio-tungstenite, plain or TLS with the self-signed
-//!   certificate in `tests/support/tls/`;
+//!   certificate in `tests/support/tls/`; it also serves what the plugin's sample plans
+//!   expect (`/fragmented_message`, `/stockticker`);
 //! * [`python`]: the same commands served by Debian's python3-websockets (a server no
 //!   one here wrote), started as a child process and killed when dropped.
 
@@ -69,6 +70,7 @@ pub fn serve(tls: bool) -> InProcess {
 /// commands.
 async fn session<S: AsyncRead + AsyncWrite + Unpin>(stream: S) {
     let mut seen = (String::new(), String::new());
+    let mut path = String::new();
     let callback = |request: &Request, response: Response| {
         let header = |name: &str| {
             request
@@ -84,11 +86,31 @@ async fn session<S: AsyncRead + AsyncWrite + Unpin>(stream: S) {
             return Err(refused);
         }
         seen = (header("X-Test"), header("Cookie"));
+        path = request.uri().path().to_string();
         Ok(response)
     };
     let Ok(mut ws) = tokio_tungstenite::accept_hdr_async(stream, callback).await else {
         return;
     };
+    // The plugin's sample plans: a message in three frames pushed on connect, and a
+    // ticker that pushes prices once subscribed.
+    if path == "/fragmented_message" {
+        for (i, part) in ["frag1", "frag2", "frag3"].iter().enumerate() {
+            let opcode = if i == 0 {
+                OpCode::Data(Data::Text)
+            } else {
+                OpCode::Data(Data::Continue)
+            };
+            let _ = ws
+                .send(Message::Frame(Frame::message(
+                    part.to_string(),
+                    opcode,
+                    i == 2,
+                )))
+                .await;
+        }
+    }
+    let ticker = path == "/stockticker";
     while let Some(Ok(message)) = ws.next().await {
         let text = match message {
             Message::Binary(bytes) => {
@@ -98,7 +120,15 @@ async fn session<S: AsyncRead + AsyncWrite + Unpin>(stream: S) {
             Message::Text(text) => text.to_string(),
             _ => continue,
         };
-        let sent = if text == "headers" {
+        let sent = if ticker {
+            let mut result = ws
+                .send(Message::text(format!("subscribed to {text}")))
+                .await;
+            for price in 1..=11 {
+                result = ws.send(Message::text(format!("{text} {price}.00"))).await;
+            }
+            result
+        } else if text == "headers" {
             ws.send(Message::text(format!(
                 "X-Test: {}|Cookie: {}",
                 seen.0, seen.1

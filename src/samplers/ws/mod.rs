@@ -74,6 +74,16 @@ pub fn build(
         .map(str::to_string);
     let filters = filters::from_configs(cx, configs);
     let headers = http::merge_headers(cx, configs);
+    if headers.iter().any(|(name, value)| {
+        name.eq_ignore_ascii_case("Sec-WebSocket-Extensions")
+            && value.raw().contains("permessage-deflate")
+    }) {
+        cx.warn(
+            "the Header Manager asks for permessage-deflate: jmxr does not inflate \
+             compressed frames, so a server that compresses sends responses jmxr shows \
+             compressed; remove the header to have them uncompressed",
+        );
+    }
     let header_manager = configs.iter().any(|c| c.gui.ends_with("HeaderPanel"));
     let cookie_manager = http::cookie_manager(cx, configs);
     Some(Arc::new(WebSocketSampler {
