@@ -10,13 +10,57 @@
 mod support;
 
 use support::ws_server::{self, WsServer};
-use support::{conformance, jmxr, Jtl};
+use support::{conformance, jmxr};
 
-/// Runs a sample plan against `port` and returns (label, responseCode, success) per
+/// Runs a plan of `folder` against `port` and returns (label, responseCode, success) per
 /// row, sub-results included (as JMeter writes them after their parent).
 fn rows(plan: &str, port: u16, extra: &[(&str, &str)]) -> Vec<(String, String, bool)> {
+    run("plugins", plan, port, extra)
+        .rows()
+        .into_iter()
+        .map(|row| (row.label, row.code, row.success))
+        .collect()
+}
+
+/// One row of a `.jtl`.
+struct Row {
+    label: String,
+    code: String,
+    success: bool,
+    message: String,
+    data: String,
+}
+
+/// The rows of a run's XML `.jtl` (responses saved).
+struct Rows(String);
+
+impl Rows {
+    fn rows(&self) -> Vec<Row> {
+        let doc = roxmltree::Document::parse(&self.0).expect("XML jtl");
+        doc.descendants()
+            .filter(|n| n.has_tag_name("sample"))
+            .map(|n| {
+                let attr = |name: &str| n.attribute(name).unwrap_or("").to_string();
+                Row {
+                    label: attr("lb"),
+                    code: attr("rc"),
+                    success: attr("s") == "true",
+                    message: attr("rm"),
+                    data: n
+                        .children()
+                        .find(|c| c.has_tag_name("responseData"))
+                        .and_then(|c| c.text())
+                        .unwrap_or("")
+                        .to_string(),
+                }
+            })
+            .collect()
+    }
+}
+
+fn run(folder: &str, plan: &str, port: u16, extra: &[(&str, &str)]) -> Rows {
     let work = tempfile::tempdir().expect("scratch folder");
-    let source = conformance().join("plugins").join(plan);
+    let source = conformance().join(folder).join(plan);
     let mut text = std::fs::read_to_string(&source).expect("sample plan");
     let port = port.to_string();
     for host in ["echo.websocket.org", "nowhere.com", "localhost"] {
@@ -26,11 +70,17 @@ fn rows(plan: &str, port: u16, extra: &[(&str, &str)]) -> Vec<(String, String, b
         );
     }
     for old in ["80", "8080", ""] {
-        text = text.replace(
-            &format!("<stringProp name=\"port\">{old}</stringProp>"),
-            &format!("<stringProp name=\"port\">{port}</stringProp>"),
-        );
+        for name in ["port", "serverPort"] {
+            text = text.replace(
+                &format!("<stringProp name=\"{name}\">{old}</stringProp>"),
+                &format!("<stringProp name=\"{name}\">{port}</stringProp>"),
+            );
+        }
     }
+    text = text.replace(
+        "<stringProp name=\"serverAddress\">echo.websocket.org</stringProp>",
+        "<stringProp name=\"serverAddress\">127.0.0.1</stringProp>",
+    );
     for (from, to) in extra {
         text = text.replace(from, to);
     }
@@ -38,24 +88,22 @@ fn rows(plan: &str, port: u16, extra: &[(&str, &str)]) -> Vec<(String, String, b
     std::fs::write(&copy, text).expect("scratch copy");
     let output = jmxr(
         work.path(),
-        &["-n", "-t", copy.to_str().expect("UTF-8"), "-l", "out.jtl"],
+        &[
+            "-n",
+            "-t",
+            copy.to_str().expect("UTF-8"),
+            "-l",
+            "out.jtl",
+            "-Jjmeter.save.saveservice.output_format=xml",
+            "-Jjmeter.save.saveservice.response_data=true",
+        ],
     );
     assert!(
         output.status.success(),
         "{plan}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let jtl = Jtl::read(&work.path().join("out.jtl"));
-    jtl.rows
-        .iter()
-        .map(|row| {
-            (
-                jtl.get(row, "label").to_string(),
-                jtl.get(row, "responseCode").to_string(),
-                jtl.get(row, "success") == "true",
-            )
-        })
-        .collect()
+    Rows(std::fs::read_to_string(work.path().join("out.jtl")).expect("jtl"))
 }
 
 fn expect(rows: &[(String, String, bool)], expected: &[(&str, &str, bool)]) {
@@ -173,4 +221,47 @@ fn the_plugins_sample_plans_produce_the_plugins_rows() {
             ("read next frame", "200", true),
         ],
     );
+}
+
+/// The one real-world plan on Maciej Zaleski's older sampler: two messages on one
+/// streaming connection; the second sample's response holds both (the backlog).
+#[test]
+fn the_older_websocket_sampler_runs_its_real_world_plan() {
+    let server = ws_server::serve(false);
+    let rows = run(
+        "real-world",
+        "zhangdongxuan0227__jmeter_scripts__websocket.jmx",
+        server.port(),
+        &[],
+    )
+    .rows();
+    assert_eq!(rows.len(), 2);
+    assert!(rows
+        .iter()
+        .all(|r| r.label == "WebSocket Sampler" && r.code == "200" && r.success));
+    assert_eq!(rows[0].data, "[Message 1]\nzhangxingchen\n\n");
+    assert_eq!(
+        rows[1].data,
+        "[Message 1]\nzhangxingchen\n\n[Message 2]\nwangjing\n\n"
+    );
+    assert!(
+        rows[0]
+            .message
+            .starts_with("\n\n[Execution Flow]\n - Opening new connection\n"),
+        "{:?}",
+        rows[0].message
+    );
+    assert!(
+        rows[1]
+            .message
+            .starts_with("\n\n[Execution Flow]\n - Reusing exising connection\n"),
+        "{:?}",
+        rows[1].message
+    );
+    assert!(rows[1]
+        .message
+        .contains(" - Received message #2 (8 bytes); matched response pattern\n"));
+    assert!(rows[1]
+        .message
+        .ends_with(" - Message count: 2\n\n\n[Problems]\n"));
 }

@@ -12,10 +12,14 @@
 //! * This module runs one sample as the plugin's `WebsocketSampler.sample` does: the
 //!   result codes and messages, the timing (connect time covers the upgrade), the sizes
 //!   (upgrade response headers plus the frame read; sent bytes are the frame sent).
+//!
+//! [`legacy`] is the older WebSocket sampler of Maciej Zaleski's plugin, on the same
+//! connection code.
 
 mod connection;
 mod filters;
 mod frame;
+mod legacy;
 mod outcome;
 mod payload;
 mod settings;
@@ -66,6 +70,9 @@ pub fn build(
     cx: &mut BuildContext<'_>,
     configs: &[&Element],
 ) -> Option<Arc<dyn Sampler>> {
+    if class == legacy::CLASS {
+        return Some(legacy::build(cx));
+    }
     let operation = Operation::by_class(class)?;
     let settings = Settings::read(cx, operation);
     let payload_variable = cx
