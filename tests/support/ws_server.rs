@@ -7,6 +7,9 @@
 //! * [`python`]: the same commands served by Debian's python3-websockets (a server no
 //!   one here wrote), started as a child process and killed when dropped.
 
+// tungstenite's upgrade callback returns its (large) error response by value.
+#![allow(clippy::result_large_err)]
+
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;

@@ -21,7 +21,7 @@ pub enum Kind {
 }
 
 /// One frame received from (or sent to) the server.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame {
     pub kind: Kind,
     /// FIN bit: the last frame of its message.
