@@ -313,3 +313,43 @@ fn every_sampler_against_python_websockets_over_tls() {
     let server = ws_server::python(true);
     check(&run(server.port(), true), true, true);
 }
+
+/// `websocket.thread.stop.policy=wsClose`: a user that ends sends a close frame (1000,
+/// "test thread finished"); by default its connection is left as it is.
+#[test]
+fn a_user_that_ends_closes_its_connection_as_the_stop_policy_says() {
+    for (policy, expected) in [
+        ("wsClose", vec![(1000, "test thread finished".to_string())]),
+        ("none", vec![]),
+    ] {
+        let server = ws_server::serve(false);
+        let work = tempfile::tempdir().expect("scratch folder");
+        let plan = fixtures().join("websocket/stop_policy.jmx");
+        let port = format!("-Jws.port={}", server.port());
+        let policy_arg = format!("-Jwebsocket.thread.stop.policy={policy}");
+        let output = jmxr(
+            work.path(),
+            &[
+                "-n",
+                "-t",
+                plan.to_str().expect("UTF-8 path"),
+                "-l",
+                "out.jtl",
+                &port,
+                &policy_arg,
+            ],
+        );
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let started = std::time::Instant::now();
+        while server.closes.lock().expect("closes").len() < expected.len()
+            && started.elapsed() < std::time::Duration::from_secs(5)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(*server.closes.lock().expect("closes"), expected, "{policy}");
+    }
+}

@@ -70,7 +70,8 @@ fn start(
     TestServer { port, requests }
 }
 
-fn tls_config() -> rustls::ServerConfig {
+/// The server side of TLS with the self-signed test certificate, offering `h2` in ALPN.
+pub fn tls_config() -> rustls::ServerConfig {
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/tls");

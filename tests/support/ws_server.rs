@@ -12,7 +12,7 @@
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
@@ -30,6 +30,8 @@ pub trait WsServer {
 /// The in-process server; it lives until the test process ends.
 pub struct InProcess {
     port: u16,
+    /// The close frames clients sent: status and reason.
+    pub closes: Arc<Mutex<Vec<(u16, String)>>>,
 }
 
 impl WsServer for InProcess {
@@ -44,6 +46,8 @@ pub fn serve(tls: bool) -> InProcess {
     std_listener.set_nonblocking(true).expect("non-blocking");
     let port = std_listener.local_addr().expect("address").port();
     let acceptor = tls.then(|| tokio_rustls::TlsAcceptor::from(Arc::new(tls_config())));
+    let closes = Arc::new(Mutex::new(Vec::new()));
+    let seen_closes = closes.clone();
     std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -53,25 +57,29 @@ pub fn serve(tls: bool) -> InProcess {
             let listener = tokio::net::TcpListener::from_std(std_listener).expect("listener");
             while let Ok((tcp, _)) = listener.accept().await {
                 let acceptor = acceptor.clone();
+                let closes = seen_closes.clone();
                 tokio::spawn(async move {
                     match acceptor {
                         Some(acceptor) => {
                             if let Ok(stream) = acceptor.accept(tcp).await {
-                                session(stream).await;
+                                session(stream, closes).await;
                             }
                         }
-                        None => session(tcp).await,
+                        None => session(tcp, closes).await,
                     }
                 });
             }
         });
     });
-    InProcess { port }
+    InProcess { port, closes }
 }
 
 /// One connection: the upgrade (refused on `/secure` without credentials), then the
 /// commands.
-async fn session<S: AsyncRead + AsyncWrite + Unpin>(stream: S) {
+async fn session<S: AsyncRead + AsyncWrite + Unpin>(
+    stream: S,
+    closes: Arc<Mutex<Vec<(u16, String)>>>,
+) {
     let mut seen = (String::new(), String::new());
     let mut path = String::new();
     let callback = |request: &Request, response: Response| {
@@ -121,6 +129,11 @@ async fn session<S: AsyncRead + AsyncWrite + Unpin>(stream: S) {
                 continue;
             }
             Message::Text(text) => text.to_string(),
+            Message::Close(Some(frame)) => {
+                let mut closes = closes.lock().expect("close list");
+                closes.push((u16::from(frame.code), frame.reason.to_string()));
+                continue;
+            }
             _ => continue,
         };
         let sent = if ticker {
@@ -174,19 +187,11 @@ async fn session<S: AsyncRead + AsyncWrite + Unpin>(stream: S) {
     }
 }
 
+/// The test certificate's TLS, without ALPN (WebSocket upgrades over HTTP/1.1).
 fn tls_config() -> rustls::ServerConfig {
-    use rustls::pki_types::pem::PemObject;
-    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-    let dir = tls_dir();
-    let cert = CertificateDer::from_pem_file(dir.join("cert.pem")).expect("test certificate");
-    let key = PrivateKeyDer::from_pem_file(dir.join("key.pem")).expect("test key");
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .expect("TLS versions")
-        .with_no_client_auth()
-        .with_single_cert(vec![cert], key)
-        .expect("certificate and key match")
+    let mut config = super::h2_server::tls_config();
+    config.alpn_protocols.clear();
+    config
 }
 
 fn tls_dir() -> std::path::PathBuf {
