@@ -210,43 +210,7 @@ impl LegacySampler {
                 log.push_str(" - Reusing exising connection\n");
                 Some(socket)
             }
-            None => {
-                log.push_str(" - Opening new connection\n");
-                log.push_str(&format!(
-                    " - Using response message pattern \"{}\"\n - Using disconnect pattern \"{}\"\n",
-                    request.response_text, request.close_text
-                ));
-                log.push_str(&format!(
-                    " - Waiting for the server connection for {} MILLISECONDS\n",
-                    request.connect_timeout
-                ));
-                let opened = Connection::open(
-                    request.target.clone(),
-                    &[],
-                    Duration::from_millis(request.connect_timeout.max(1)),
-                    Some(Duration::from_millis(request.connect_timeout.max(1))),
-                    false,
-                )
-                .await;
-                match opened {
-                    Ok((connection, _)) => {
-                        log.push_str(
-                            " - WebSocket conection has been opened\n - Connection established\n",
-                        );
-                        Some(Socket {
-                            connection,
-                            backlog: VecDeque::new(),
-                            received: 0,
-                            open: true,
-                        })
-                    }
-                    Err(error) => {
-                        log.push_str(" - Cannot connect to the remote server\n");
-                        problems.push_str(&format!(" - IO Exception: {}\n", describe(&error)));
-                        None
-                    }
-                }
-            }
+            None => open_socket(&request, &mut log, &mut problems).await,
         };
         let mut error_code = 0;
         if let Some(socket) = socket.as_mut() {
@@ -378,6 +342,36 @@ impl LegacySampler {
             close(socket, log).await;
         }
         Ok(code)
+    }
+}
+
+/// Opens a new connection as the plugin's sampler logs it.
+async fn open_socket(request: &Request, log: &mut String, problems: &mut String) -> Option<Socket> {
+    log.push_str(" - Opening new connection\n");
+    log.push_str(&format!(
+        " - Using response message pattern \"{}\"\n - Using disconnect pattern \"{}\"\n",
+        request.response_text, request.close_text
+    ));
+    log.push_str(&format!(
+        " - Waiting for the server connection for {} MILLISECONDS\n",
+        request.connect_timeout
+    ));
+    let limit = Duration::from_millis(request.connect_timeout.max(1));
+    match Connection::open(request.target.clone(), &[], limit, Some(limit), false).await {
+        Ok((connection, _)) => {
+            log.push_str(" - WebSocket conection has been opened\n - Connection established\n");
+            Some(Socket {
+                connection,
+                backlog: VecDeque::new(),
+                received: 0,
+                open: true,
+            })
+        }
+        Err(error) => {
+            log.push_str(" - Cannot connect to the remote server\n");
+            problems.push_str(&format!(" - IO Exception: {}\n", describe(&error)));
+            None
+        }
     }
 }
 

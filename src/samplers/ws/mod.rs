@@ -287,31 +287,19 @@ impl WebSocketSampler {
                 self.send_payload(cx, request, connection, watch, result)
                     .await?;
                 let frame = self.read(cx, connection, timeout, result).await?;
-                let expected = match self.settings.payload_type {
-                    PayloadType::Binary => frame.is_binary(),
-                    PayloadType::Text | PayloadType::TextStomp => frame.is_text(),
-                };
-                if expected {
-                    Ok(Some(frame))
-                } else {
-                    Err(Failure::Unexpected(frame))
-                }
+                let binary = self.settings.payload_type == PayloadType::Binary;
+                expect(frame, |f| if binary { f.is_binary() } else { f.is_text() })
             }
             Operation::SingleRead => {
                 let frame = match self.read(cx, connection, timeout, result).await {
                     Err(Failure::Ws(WsError::Timeout)) if request.optional => return Ok(None),
                     other => other?,
                 };
-                let expected = match self.settings.data_type {
-                    DataType::Text => frame.is_text(),
-                    DataType::Binary => frame.is_binary(),
-                    DataType::Any => frame.is_data(),
-                };
-                if expected {
-                    Ok(Some(frame))
-                } else {
-                    Err(Failure::Unexpected(frame))
-                }
+                expect(frame, |f| match self.settings.data_type {
+                    DataType::Text => f.is_text(),
+                    DataType::Binary => f.is_binary(),
+                    DataType::Any => f.is_data(),
+                })
             }
             Operation::PingPong => {
                 let kind = if self.settings.pong_only {
@@ -325,11 +313,7 @@ impl WebSocketSampler {
                     return Ok(None);
                 }
                 let frame = self.read(cx, connection, timeout, result).await?;
-                if frame.kind == Kind::Pong {
-                    Ok(Some(frame))
-                } else {
-                    Err(Failure::Unexpected(frame))
-                }
+                expect(frame, |f| f.kind == Kind::Pong)
             }
             Operation::Close => {
                 let status = settings::java_int(request.status_code.trim()).ok_or_else(|| {
@@ -344,11 +328,7 @@ impl WebSocketSampler {
                 let sent = connection.send_close(status as i32, CLOSE_REASON).await?;
                 result.sent_bytes = sent.size as i64;
                 let frame = self.read(cx, connection, timeout, result).await?;
-                if frame.kind == Kind::Close {
-                    Ok(Some(frame))
-                } else {
-                    Err(Failure::Unexpected(frame))
-                }
+                expect(frame, |f| f.kind == Kind::Close)
             }
         }
     }
@@ -375,5 +355,14 @@ impl WebSocketSampler {
             rename: !props.get_bool("subresults.disable_renaming", false),
         };
         Ok(filters::receive(&ready, connection, timeout_ms, result, &recording).await?)
+    }
+}
+
+/// The frame read, when it is of the type the sampler reads; else an unexpected frame.
+fn expect(frame: Frame, wanted: impl Fn(&Frame) -> bool) -> Result<Option<Frame>, Failure> {
+    if wanted(&frame) {
+        Ok(Some(frame))
+    } else {
+        Err(Failure::Unexpected(frame))
     }
 }
