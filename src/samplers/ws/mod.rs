@@ -366,3 +366,52 @@ fn expect(frame: Frame, wanted: impl Fn(&Frame) -> bool) -> Result<Option<Frame>
         Err(Failure::Unexpected(frame))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::jmx::{PropValue, Property, Span};
+    use crate::samplers::test_support::*;
+
+    /// A Header Manager with one header.
+    fn header_manager(name: &str, value: &str) -> crate::jmx::Element {
+        let header = Property {
+            name: String::new(),
+            value: PropValue::Element {
+                element_type: "Header".into(),
+                class: String::new(),
+                gui: String::new(),
+                name: String::new(),
+                enabled: true,
+                props: vec![
+                    string_prop("Header.name", name),
+                    string_prop("Header.value", value),
+                ],
+            },
+            span: Span::default(),
+        };
+        let headers = Property {
+            name: "HeaderManager.headers".into(),
+            value: PropValue::Collection(vec![header]),
+            span: Span::default(),
+        };
+        element("HeaderManager", "HeaderPanel", "headers", vec![headers])
+    }
+
+    #[test]
+    fn check_warns_when_the_upgrade_asks_for_compressed_frames() {
+        let sampler = element(
+            "eu.luminis.jmeter.wssampler.OpenWebSocketSampler",
+            "eu.luminis.jmeter.wssampler.OpenWebSocketSamplerGui",
+            "open",
+            vec![string_prop("server", "127.0.0.1")],
+        );
+        let deflate = header_manager("Sec-WebSocket-Extensions", "permessage-deflate");
+        let (built, diagnostics) = build_element(&sampler, &[&deflate]);
+        assert!(built.is_some());
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        assert!(diagnostics[0].message.contains("permessage-deflate"));
+        let webkit = header_manager("Sec-WebSocket-Extensions", "x-webkit-deflate-frame");
+        let (_, diagnostics) = build_element(&sampler, &[&webkit]);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    }
+}
