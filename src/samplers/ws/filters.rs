@@ -16,12 +16,12 @@ use fancy_regex::Regex;
 use super::connection::{Connection, WsError};
 use super::frame::{Frame, Kind};
 use super::payload::parse_binary;
-use crate::user_state::EvalContext;
 use crate::expr::Template;
 use crate::jmx::Element;
 use crate::plan::BuildContext;
 use crate::sample::SampleResult;
 use crate::sample::Stopwatch;
+use crate::user_state::EvalContext;
 
 /// The property that counts discarded frames into the sample's size.
 pub const SIZE_INCLUDES_FILTERED: &str = "websocket.result.size_includes_filtered_frames";

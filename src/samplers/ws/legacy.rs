@@ -22,8 +22,8 @@ use super::frame::Kind;
 use crate::expr::Template;
 use crate::plan::{BuildContext, SampleContext, Sampler, Setting};
 use crate::sample::SampleResult;
-use crate::samplers::new_result;
 use crate::sample::Stopwatch;
+use crate::samplers::new_result;
 
 pub const CLASS: &str = "JMeter.plugins.functional.samplers.websocket.WebSocketSampler";
 

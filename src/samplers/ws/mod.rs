@@ -33,9 +33,9 @@ use crate::expr::Template;
 use crate::jmx::Element;
 use crate::plan::{BuildContext, SampleContext, Sampler};
 use crate::sample::SampleResult;
+use crate::sample::Stopwatch;
 use crate::samplers::http::{self, CookieManagerSpec};
 use crate::samplers::new_result;
-use crate::sample::Stopwatch;
 
 use connection::{Connection, WsError};
 use filters::{FrameFilter, ReadyFilter, Recording};

@@ -9,11 +9,11 @@ use super::frame::{Frame, Kind};
 use super::payload::{format_binary, object_bytes, parse_binary, stomp};
 use super::settings::{Operation, PayloadType, Request};
 use super::{Exchanged, Failure, WebSocketSampler, LAST_FRAME_FINAL};
+use crate::foundation::clock::wall_clock_ms;
 use crate::plan::SampleContext;
 use crate::sample::SampleResult;
-use crate::samplers::http::VERIFY_PROPERTY;
-use crate::foundation::clock::wall_clock_ms;
 use crate::sample::Stopwatch;
+use crate::samplers::http::VERIFY_PROPERTY;
 
 /// A result that failed before its timing started (invalid settings, no connection).
 pub fn unstarted(mut result: SampleResult, code: &str, message: String) -> SampleResult {
