@@ -17,6 +17,7 @@
 # usage: bench/extractors.sh     (THREADS=4 LOOPS=5000 ROUNDS=5 CG_LOOPS=200 PORT=8093)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+. "$ROOT/bench/lib/items_json.sh"
 . "$ROOT/bench/lib/local_nginx.sh"
 THREADS="${THREADS:-4}"
 LOOPS="${LOOPS:-5000}"
@@ -33,15 +34,7 @@ trap cleanup EXIT
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml"
 start_local_nginx "$WORK" "$PORT"
 
-# The 10 KiB document: a token and 145 items of four fields.
-awk 'BEGIN {
-  printf "{\"token\":\"abc123\",\"items\":["
-  for (i = 0; i < 145; i++) {
-    price = sprintf("%.2f", i * 1.25); sub(/0$/, "", price)
-    printf "%s{\"id\":%d,\"name\":\"item-%d\",\"href\":\"/items/%d?token=t%d\",\"price\":%s}", (i ? "," : ""), i, i, i, i, price
-  }
-  printf "]}"
-}' > "$WORK/www/items.json"
+write_items_json "$WORK/www/items.json"
 chmod 644 "$WORK/www/items.json"
 echo "response: $(curl -s "http://127.0.0.1:$PORT/items.json" | wc -c) bytes of JSON"
 

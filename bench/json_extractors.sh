@@ -23,6 +23,7 @@
 #        instead of building this checkout, e.g. an older build for before/after figures)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+. "$ROOT/bench/lib/items_json.sh"
 LOOPS="${LOOPS:-200}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
@@ -32,14 +33,7 @@ if [ -z "${JMXR:-}" ]; then
   JMXR="$ROOT/target/release/jmxr"
 fi
 
-awk 'BEGIN {
-  printf "{\"token\":\"abc123\",\"items\":["
-  for (i = 0; i < 145; i++) {
-    price = sprintf("%.2f", i * 1.25); sub(/0$/, "", price)
-    printf "%s{\"id\":%d,\"name\":\"item-%d\",\"href\":\"/items/%d?token=t%d\",\"price\":%s}", (i ? "," : ""), i, i, i, i, price
-  }
-  printf "]}"
-}' > "$WORK/items.json"
+write_items_json "$WORK/items.json"
 echo "response: $(wc -c < "$WORK/items.json") bytes of JSON"
 
 extractor() { # name path match
