@@ -13,7 +13,8 @@
 //! directly or around a loop; `tests/layers.rs` reads this list and the crate's
 //! `crate::` paths and fails on any import that goes up or closes a loop.
 //!
-//! 1. [`foundation`]: properties, the wall clock, fast hashing, file paths; imports nothing of jmxr.
+//! 1. [`foundation`]: properties, the wall clock, fast hashing, file paths, Java's date and
+//!    number patterns; imports nothing of jmxr.
 //! 2. [`sample`]: what one sample measured (`SampleResult`) and the stopwatch that times it.
 //! 3. [`jmx`]: the `.jmx` loader, a lossless tree with file positions.
 //! 4. [`runlog`]: the run log (`-j`).

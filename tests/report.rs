@@ -354,3 +354,39 @@ fn a_custom_graph_reads_live_sample_variables_as_the_jtl_file_does() {
         again["graphs"]["custom_tokens"]
     );
 }
+
+#[test]
+fn a_jtl_with_a_timestamp_format_is_read_back_with_the_same_property() {
+    let work = tempfile::tempdir().unwrap();
+    let plan = fixtures().join("report/debug_two_samplers.jmx");
+    let plan = plan.to_str().unwrap();
+    let format = "-Jjmeter.save.saveservice.timestamp_format=yyyy-MM-dd'T'HH:mm:ss.SSS";
+    let output = jmxr(
+        work.path(),
+        &[
+            "-n", "-t", plan, "-l", "out.jtl", format, "-e", "-o", "live",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let jtl = std::fs::read_to_string(work.path().join("out.jtl")).unwrap();
+    let first = jtl.lines().nth(1).unwrap_or_default();
+    let stamp = first.split(',').next().unwrap_or_default();
+    assert!(
+        stamp.len() == 23 && stamp.as_bytes()[10] == b'T' && stamp.as_bytes()[19] == b'.',
+        "the timestamp is written with the pattern: {first}"
+    );
+    let output = jmxr(work.path(), &["-g", "out.jtl", "-o", "again", format]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let again = json(&work.path().join("again/statistics.json"));
+    assert_eq!(again["Total"]["sampleCount"], 100);
+    // Millisecond timestamps read back exactly: the statistics equal the live ones.
+    assert_eq!(again, json(&work.path().join("live/statistics.json")));
+    // Without the property the timestamps are not numbers, as JMeter finds too.
+    let output = jmxr(work.path(), &["-g", "out.jtl", "-o", "plain"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("out.jtl:2: timeStamp is not a time"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -4,11 +4,14 @@
 //! `.properties` files are read; [`clock`] stamps samples on one wall-clock time line and
 //! [`precise_timer`] wakes users with sub-millisecond precision; [`fast_hash`] is the
 //! hasher of the per-sample lookups; [`paths`] finds the files a plan names;
-//! [`fd_limit`] raises the process's open-file limit for socket-heavy runs.
+//! [`fd_limit`] raises the process's open-file limit for socket-heavy runs;
+//! [`java_format`] is Java's date and number patterns, which the `.jtl` writer and
+//! reader, the report, the functions and the scripts share.
 
 pub mod clock;
 pub mod fast_hash;
 pub mod fd_limit;
+pub mod java_format;
 pub mod paths;
 pub mod precise_timer;
 pub mod properties;

@@ -10,7 +10,6 @@
 mod counter;
 mod csv_data_set;
 mod csv_file;
-mod decimal_format;
 mod java_random;
 mod random_variable;
 mod user_parameters;
@@ -22,7 +21,6 @@ use super::{BuildContext, IterationListener, PreProcessor};
 
 pub use counter::Counter;
 pub use csv_data_set::CsvDataSet;
-pub use decimal_format::DecimalFormat;
 pub use random_variable::RandomVariable;
 pub use user_parameters::UserParameters;
 

@@ -15,6 +15,7 @@ use super::aggregate_keys::{ArcIds, Interner};
 use super::percentile::Distribution;
 use super::JtlRecord;
 use crate::foundation::fast_hash::FastMap;
+use crate::foundation::java_format::{Dialect, JavaDateFormat};
 use crate::foundation::properties::Properties;
 use crate::sample::SampleResult;
 
@@ -68,6 +69,8 @@ fn full_match(pattern: &str) -> Option<Regex> {
     Regex::new(&format!("^(?:{pattern})$")).ok()
 }
 
+/// `start_date` or `end_date` read with `date_format` (a `SimpleDateFormat` pattern, as
+/// JMeter's report generator reads it), in epoch milliseconds.
 fn date_property(props: &Properties, name: &str) -> Option<i64> {
     let text = props
         .get(&format!("{RG}{name}"))
@@ -75,19 +78,8 @@ fn date_property(props: &Properties, name: &str) -> Option<i64> {
     let format = props
         .get(&format!("{RG}date_format"))
         .unwrap_or_else(|| "yyyyMMddHHmmss".into());
-    let chrono_format = format
-        .replace("yyyy", "%Y")
-        .replace("MM", "%m")
-        .replace("dd", "%d")
-        .replace("HH", "%H")
-        .replace("mm", "%M")
-        .replace("ss", "%S");
-    let t = chrono::NaiveDateTime::parse_from_str(&text, &chrono_format).ok()?;
-    use chrono::TimeZone;
-    chrono::Local
-        .from_local_datetime(&t)
-        .earliest()
-        .map(|t| t.timestamp_millis())
+    let format = JavaDateFormat::compile(&format, Dialect::SimpleDateFormat).ok()?;
+    format.read(&text).map(|t| t.timestamp_millis())
 }
 
 impl AggregateSettings {

@@ -14,7 +14,6 @@ mod aggregate_keys;
 mod autostop;
 mod bus;
 mod csv;
-mod date_format;
 
 mod jtl_file;
 mod percentile;
@@ -29,7 +28,6 @@ pub use aggregate_graphs::{graphs, Graph, Page, XAxis};
 pub use autostop::{AutoStop, AutoStopLimits, StopRun};
 pub use bus::{PendingSamples, ResultsBus, SampleEvent, Sink, BUS_CAPACITY};
 pub use csv::{csv_header, quote, write_csv_row, write_csv_sample};
-pub use date_format::{DatePattern, InvalidPattern};
 pub use jtl_file::{Collector, JtlFileSink, JtlFiles, JtlSink};
 pub use percentile::Distribution;
 pub use read::{JtlReader, JtlRecord, ReadError};

@@ -12,10 +12,9 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use chrono::{Local, NaiveDateTime, TimeZone};
-
 use super::aggregate_graphs_custom::custom_value;
 use super::{csv_header, SaveConfig};
+use crate::foundation::java_format::{Dialect, JavaDateFormat};
 
 /// A reading failure, worded for the user.
 #[derive(Debug, thiserror::Error)]
@@ -140,18 +139,27 @@ impl Columns {
 enum TimeFormat {
     /// Epoch ms, with JMeter's date fallbacks.
     Millis,
-    /// A `SimpleDateFormat` pattern, translated for chrono.
-    Pattern(String),
+    /// A `SimpleDateFormat` pattern.
+    Pattern(JavaDateFormat),
+    /// A `timestamp_format` Java refuses, and why: no timestamp can be read.
+    Invalid(String),
 }
 
-/// Date formats JMeter retries when an `ms` timestamp is not a number.
-const FALLBACK_FORMATS: &[&str] = &[
-    "%Y/%m/%d %H:%M:%S%.3f",
-    "%Y/%m/%d %H:%M:%S",
-    "%Y-%m-%d %H:%M:%S%.3f",
-    "%Y-%m-%d %H:%M:%S",
-    "%m/%d/%y %H:%M:%S",
-];
+/// The `SimpleDateFormat` patterns JMeter tries, in order, when an `ms` timestamp is not a
+/// number.
+static FALLBACK_FORMATS: std::sync::LazyLock<Vec<JavaDateFormat>> =
+    std::sync::LazyLock::new(|| {
+        [
+            "yyyy/MM/dd HH:mm:ss.SSS",
+            "yyyy/MM/dd HH:mm:ss",
+            "yyyy-MM-dd HH:mm:ss.SSS",
+            "yyyy-MM-dd HH:mm:ss",
+            "MM/dd/yy HH:mm:ss",
+        ]
+        .iter()
+        .filter_map(|p| JavaDateFormat::compile(p, Dialect::SimpleDateFormat).ok())
+        .collect()
+    });
 
 /// Streams records from one CSV `.jtl`.
 pub struct JtlReader<R: BufRead> {
@@ -186,7 +194,12 @@ impl<R: BufRead> JtlReader<R> {
             Some(f) if f.eq_ignore_ascii_case("ms") || f.eq_ignore_ascii_case("none") => {
                 TimeFormat::Millis
             }
-            Some(f) => TimeFormat::Pattern(simple_date_to_chrono(f)),
+            Some(f) => match JavaDateFormat::compile(f, Dialect::SimpleDateFormat) {
+                Ok(pattern) => TimeFormat::Pattern(pattern),
+                Err(err) => TimeFormat::Invalid(format!(
+                    "the timestamp_format {f:?} is not a date pattern: {err}"
+                )),
+            },
         };
         let mut reader = JtlReader {
             input,
@@ -517,62 +530,20 @@ fn split_fields(raw: &[u8], delimiter: u8, fields: &mut Fields) -> Result<usize,
 
 fn parse_time(text: &str, format: &TimeFormat) -> Result<i64, String> {
     let text = text.trim();
-    let local = |t: NaiveDateTime| Local.from_local_datetime(&t).earliest();
     match format {
         TimeFormat::Millis => text.parse::<i64>().or_else(|_| {
             FALLBACK_FORMATS
                 .iter()
-                .find_map(|f| NaiveDateTime::parse_from_str(text, f).ok())
-                .and_then(local)
+                .find_map(|f| f.read(text))
                 .map(|t| t.timestamp_millis())
                 .ok_or_else(|| format!("timeStamp is not a time: {text:?}"))
         }),
-        TimeFormat::Pattern(p) => NaiveDateTime::parse_from_str(text, p)
-            .ok()
-            .and_then(local)
+        TimeFormat::Pattern(p) => p
+            .read(text)
             .map(|t| t.timestamp_millis())
             .ok_or_else(|| format!("timeStamp does not match the timestamp_format: {text:?}")),
+        TimeFormat::Invalid(why) => Err(format!("timeStamp {text:?} cannot be read: {why}")),
     }
-}
-
-/// Translates the `SimpleDateFormat` letters used in `.jtl` files to chrono's format.
-fn simple_date_to_chrono(pattern: &str) -> String {
-    let chars: Vec<char> = pattern.chars().collect();
-    let mut out = String::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let n = chars[i..].iter().take_while(|&&d| d == c).count();
-        let piece = match (c, n) {
-            ('y', 2) => "%y",
-            ('y', _) => "%Y",
-            ('M', 3) => "%b",
-            ('M', n) if n > 3 => "%B",
-            ('M', _) => "%m",
-            ('d', _) => "%d",
-            ('H', _) => "%H",
-            ('h', _) => "%I",
-            ('m', _) => "%M",
-            ('s', _) => "%S",
-            ('S', _) => "%3f",
-            ('a', _) => "%p",
-            ('Z', _) | ('X', _) => "%z",
-            ('%', _) => "%%",
-            _ => {
-                out.extend(std::iter::repeat_n(c, n));
-                i += n;
-                continue;
-            }
-        };
-        if c == 'S' && out.ends_with('.') {
-            out.pop();
-            out.push_str("%.3f");
-        } else {
-            out.push_str(piece);
-        }
-        i += n;
-    }
-    out
 }
 
 #[cfg(test)]

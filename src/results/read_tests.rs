@@ -1,5 +1,6 @@
 use super::*;
 use crate::foundation::properties::Properties;
+use crate::results::write_csv_sample;
 
 const HEADER: &str = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect";
 
@@ -103,7 +104,8 @@ fn missing_columns_fail_as_jmeter_words_it() {
 #[test]
 fn dates_as_jmeter_retries_them_and_custom_patterns() {
     assert!(parse_time("2019/03/05 11:00:27.191", &TimeFormat::Millis).is_ok());
-    let pattern = TimeFormat::Pattern(simple_date_to_chrono("yyyy-MM-dd HH:mm:ss.SSS"));
+    let pattern = JavaDateFormat::compile("yyyy-MM-dd HH:mm:ss.SSS", Dialect::SimpleDateFormat);
+    let pattern = TimeFormat::Pattern(pattern.unwrap());
     let a = parse_time("2019-03-05 11:00:27.191", &pattern).unwrap();
     let b = parse_time("2019-03-05 11:00:27.000", &pattern).unwrap();
     assert_eq!(a - b, 191);
@@ -127,5 +129,84 @@ fn a_jmeter_2_layout_without_sent_bytes_or_connect() {
     assert_eq!(
         (records[0].bytes, records[0].sent_bytes, records[0].connect),
         (9, 0, 0)
+    );
+}
+
+/// Writes one row per timestamp with `timestamp_format=format` (header included), reads
+/// the file back with the same property, and returns (timestamp, elapsed, label) per row.
+fn write_and_read(format: &str, stamps: &[i64]) -> Vec<(i64, i64, String)> {
+    let props = Properties::new();
+    props.set("jmeter.save.saveservice.timestamp_format", format);
+    let config = SaveConfig::from_properties(&props).unwrap();
+    let mut file = format!("{}\n", csv_header(&config)).into_bytes();
+    for (i, stamp) in stamps.iter().enumerate() {
+        let mut sample = crate::sample::SampleResult::new(format!("L{i}").into());
+        (sample.start_time, sample.end_time, sample.elapsed) = (*stamp, stamp + 7, 7);
+        write_csv_sample(&mut file, &config, &sample, "host");
+    }
+    let text = String::from_utf8(file).unwrap();
+    let mut reader =
+        JtlReader::new(text.as_bytes(), Path::new("t.jtl"), &config, Some(format)).unwrap();
+    let mut rows = Vec::new();
+    let mut record = JtlRecord::default();
+    while reader
+        .next_record(&mut record)
+        .unwrap_or_else(|e| panic!("{format}: {e}\n{text}"))
+        .is_some()
+    {
+        rows.push((record.timestamp, record.elapsed, record.label.clone()));
+    }
+    rows
+}
+
+#[test]
+fn every_timestamp_format_the_writer_writes_reads_back() {
+    // Midday and the last millisecond of a year, in winter and summer time, and a PM hour.
+    let stamps = [
+        1_551_781_227_191,
+        1_704_067_199_999,
+        1_718_971_234_567,
+        1_719_000_000_001,
+    ];
+    // (format, precision kept in ms)
+    let formats = [
+        ("ms", 1),
+        ("yyyy-MM-dd'T'HH:mm:ss.SSS", 1),
+        ("yyyy/MM/dd HH:mm:ss.SSS Z", 1),
+        ("dd MMM yyyy HH:mm:ss", 1000),
+        ("yyyy-MM-dd'T'HH:mm:ss.SSSXXX", 1),
+        ("EEE, d MMMM yy hh:mm:ss.SSS a z", 1),
+        ("yyyyMMddHHmmssSSS", 1),
+        ("'at' HH'h'mm'm'ss.SSS 'on' dd/MM/yyyy", 1),
+        ("EEEE dd-MM-yyyy k:mm:ss", 1000),
+    ];
+    for (format, precision) in formats {
+        let rows = write_and_read(format, &stamps);
+        let expected: Vec<(i64, i64, String)> = stamps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s - s % precision, 7, format!("L{i}")))
+            .collect();
+        assert_eq!(rows, expected, "{format}");
+    }
+}
+
+#[test]
+fn a_timestamp_format_java_refuses_names_itself_in_the_error() {
+    let text = format!("{HEADER}\n2019-03-05,1,L,200,OK,T 1-1,text,true,,5,6,1,1,null,3,0,4\n");
+    let mut reader = JtlReader::new(
+        text.as_bytes(),
+        Path::new("t.jtl"),
+        &save(),
+        Some("yyyy-qq"),
+    )
+    .unwrap();
+    let err = reader
+        .next_record(&mut JtlRecord::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("t.jtl:2: timeStamp \"2019-03-05\" cannot be read: the timestamp_format \"yyyy-qq\" is not a date pattern: Illegal pattern character 'q'"),
+        "{err}"
     );
 }

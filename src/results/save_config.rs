@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
-use super::date_format::DatePattern;
+use crate::foundation::java_format::{Dialect, JavaDateFormat};
 use crate::foundation::properties::Properties;
 use crate::sample::SampleResult;
 
@@ -76,7 +76,7 @@ pub struct SaveConfig {
     /// `timestamp_format=ms`: epoch milliseconds. When false, `date_format` formats the
     /// CSV timestamp; when that is `None` too (`none` or an invalid pattern) nothing is written.
     pub print_milliseconds: bool,
-    pub date_format: Option<DatePattern>,
+    pub date_format: Option<JavaDateFormat>,
     /// Names from the `sample_variables` property, saved as extra columns / attributes.
     pub sample_variables: Arc<[String]>,
     /// `sampleresult.timestamp.start`: `timeStamp` is the start time (else the end time).
@@ -160,7 +160,7 @@ impl SaveConfig {
             None
         } else {
             // JMeter logs an invalid pattern and carries on without a timestamp value.
-            DatePattern::parse(&format).ok()
+            JavaDateFormat::compile(&format, Dialect::SimpleDateFormat).ok()
         };
         let assertions_results_to_save =
             match props.get(&format!("{PREFIX}assertion_results")).as_deref() {

@@ -1,7 +1,8 @@
 //! Date functions: `__timeShift`, `__RandomDate` and `__dateTimeConvert`.
 //!
-//! Dates are read and written with Java `DateTimeFormatter` patterns (the pattern
-//! compiler of `__time`), in the local time zone as JMeter uses the JVM's default one.
+//! Dates are read and written with Java `DateTimeFormatter` patterns (as `__time`
+//! writes them), in the local time zone as JMeter uses the JVM's default one unless the
+//! text gives an offset.
 //! An empty format means epoch milliseconds. Shifts are ISO-8601 durations as Java's
 //! `Duration.parse` reads them (`P1DT2H`, `PT30M`, `-PT1.5S`). Locales other than
 //! English are not available: the locale argument is ignored.
@@ -10,9 +11,9 @@ use chrono::{DateTime, Duration, FixedOffset, Local, NaiveDateTime, TimeZone};
 use rand::Rng;
 
 use super::log::emit;
-use super::time_format::JavaDateFormat;
 use super::{arg, stateless, store, Constructor, Function};
 use crate::expr::Template;
+use crate::foundation::java_format::{Dialect, JavaDateFormat};
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
     ("__timeShift", time_shift),
@@ -35,12 +36,16 @@ fn from_millis(text: &str) -> Option<DateTime<FixedOffset>> {
         .map(|t| t.fixed_offset())
 }
 
+fn compile(format: &str) -> Option<JavaDateFormat> {
+    JavaDateFormat::compile(format, Dialect::DateTimeFormatter).ok()
+}
+
 /// Reads `text` with `format` (empty: epoch milliseconds).
 fn read(format: &str, text: &str) -> Option<DateTime<FixedOffset>> {
     if format.is_empty() {
         return from_millis(text);
     }
-    local(JavaDateFormat::parse(format).ok()?.parse_local(text)?)
+    compile(format)?.read(text)
 }
 
 /// Writes `time` with `format` (empty: epoch milliseconds).
@@ -48,7 +53,7 @@ fn write(format: &str, time: &DateTime<FixedOffset>) -> Option<String> {
     if format.is_empty() {
         return Some(time.timestamp_millis().to_string());
     }
-    Some(JavaDateFormat::parse(format).ok()?.format(time))
+    Some(compile(format)?.format(time))
 }
 
 /// Java's `Duration.parse`: `[-]PnDTnHnMn.nS`, each part optionally signed.

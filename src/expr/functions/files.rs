@@ -13,6 +13,7 @@ use parking_lot::Mutex;
 use super::log::emit;
 use super::{arg, check_count, stateless, store, Constructor, Function};
 use crate::expr::Template;
+use crate::foundation::java_format::DecimalFormat;
 use crate::user_state::EvalContext;
 use crate::user_state::TestInfo;
 
@@ -151,7 +152,7 @@ impl StringFromFile {
                 return;
             }
             if start.is_some() {
-                name = number_pattern(&name, current);
+                name = sequence_name(&name, current);
             }
             cursor.next_number = Some(current + 1);
         }
@@ -180,35 +181,21 @@ fn read_line(cursor: &mut Cursor) -> std::io::Result<Option<String>> {
     Ok(Some(line))
 }
 
-/// The subset of Java's `DecimalFormat` file sequences use: the first run of `0`/`#` is the
-/// number (zero-padded to the count of `0`), text in quotes is literal, the rest is copied.
-fn number_pattern(pattern: &str, number: i64) -> String {
-    let mut out = String::new();
-    let mut chars = pattern.chars().peekable();
-    let mut placed = false;
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                for q in chars.by_ref() {
-                    if q == '\'' {
-                        break;
-                    }
-                    out.push(q);
-                }
-            }
-            '0' | '#' if !placed => {
-                let mut zeros = usize::from(c == '0');
-                while let Some(d @ ('0' | '#')) = chars.peek().copied() {
-                    zeros += usize::from(d == '0');
-                    chars.next();
-                }
-                out.push_str(&format!("{number:0zeros$}"));
-                placed = true;
-            }
-            _ => out.push(c),
+/// The file of number `number` in a sequence: the name is a `DecimalFormat` pattern, as
+/// JMeter formats it (`data_#.csv` gives `data_7.csv`, `f000.csv` gives `f012.csv`; quote
+/// what is not part of the number). A name Java refuses as a pattern is used as it is, with
+/// a warning.
+fn sequence_name(pattern: &str, number: i64) -> String {
+    match DecimalFormat::parse(pattern) {
+        Some(format) => format.format(number),
+        None => {
+            emit(
+                "WARN",
+                &format!("__StringFromFile: bad file name format {pattern:?}, used as it is"),
+            );
+            pattern.to_string()
         }
     }
-    out
 }
 
 /// `__FileToString(file[,encoding[,var]])`.

@@ -1,6 +1,6 @@
 //! Tests of the file functions, on files in a temporary folder.
 
-use super::number_pattern;
+use super::sequence_name;
 use crate::expr::functions::testing::Fixture;
 
 fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
@@ -58,9 +58,14 @@ fn string_from_file_sequence() {
 }
 
 #[test]
-fn number_patterns() {
-    assert_eq!(number_pattern("pin#'.'dat", 7), "pin7.dat");
-    assert_eq!(number_pattern("f000.csv", 12), "f012.csv");
+fn sequence_names_are_decimal_format_patterns() {
+    assert_eq!(sequence_name("pin#'.'dat", 7), "pin7.dat");
+    assert_eq!(sequence_name("f000.csv", 12), "f012.csv");
+    assert_eq!(sequence_name("part#'.txt'", 2), "part2.txt");
+    // An unquoted point is the decimal separator, which Java prints after the number.
+    assert_eq!(sequence_name("data.txt", 3), "data3.txt");
+    // A name Java refuses (a digit character after the suffix began) stays as it is.
+    assert_eq!(sequence_name("f#.csv.0", 1), "f#.csv.0");
 }
 
 #[test]

@@ -22,7 +22,6 @@ pub(crate) mod regex;
 mod strings;
 mod threads;
 mod time;
-pub(crate) mod time_format;
 mod tst_feedback;
 mod variables;
 mod xpath;

@@ -5,9 +5,9 @@
 use chrono::{DateTime, FixedOffset, Local};
 
 use super::log::emit;
-use super::time_format::JavaDateFormat;
 use super::{arg, check_count, store, Constructor, Function};
 use crate::expr::Template;
+use crate::foundation::java_format::{Dialect, JavaDateFormat};
 use crate::user_state::EvalContext;
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[("__time", time)];
@@ -88,7 +88,7 @@ fn resolve(text: &str) -> Result<Format, String> {
             };
         }
     }
-    JavaDateFormat::parse(text)
+    JavaDateFormat::compile(text, Dialect::DateTimeFormatter)
         .map(Format::Pattern)
         .map_err(|err| format!("Unable to parse date format {text}: {err}"))
 }

@@ -10,8 +10,8 @@
 
 use parking_lot::Mutex;
 
-use super::decimal_format::DecimalFormat;
 use crate::expr::Template;
+use crate::foundation::java_format::DecimalFormat;
 use crate::plan::context::parse_i64;
 use crate::plan::{BuildContext, IterationListener, Setting};
 use crate::user_state::UserState;

@@ -1,8 +1,8 @@
 //! Dates: `java.util.Date` with `SimpleDateFormat`, Groovy's `date.format(pattern)`,
 //! and the `java.time` basics (`LocalDate`, `LocalDateTime`, `ZonedDateTime`, `Instant`
 //! `.now()`, `plusDays`..., `format(DateTimeFormatter.ofPattern(..))`). Times are in the
-//! machine's zone, as a JVM's default is; patterns are Java's
-//! (`crate::expr::functions::time_format`).
+//! machine's zone, as a JVM's default is; patterns are Java's `DateTimeFormatter`
+//! patterns (`crate::foundation::java_format`), for `SimpleDateFormat` too.
 
 use chrono::{DateTime, Duration, FixedOffset, Local, NaiveDateTime, TimeZone};
 use rhai::{Dynamic, Engine, INT};
@@ -10,7 +10,7 @@ use rhai::{Dynamic, Engine, INT};
 use super::func;
 use super::system::now_millis;
 use super::{error, Class, ShimResult};
-use crate::expr::functions::time_format::JavaDateFormat;
+use crate::foundation::java_format::{Dialect, JavaDateFormat};
 
 /// `java.util.Date`: milliseconds since the epoch.
 #[derive(Clone, Copy)]
@@ -34,7 +34,7 @@ fn local(millis: INT) -> DateTime<FixedOffset> {
 }
 
 fn compile(pattern: &str) -> ShimResult<DateFormat> {
-    JavaDateFormat::parse(pattern)
+    JavaDateFormat::compile(pattern, Dialect::DateTimeFormatter)
         .map(|f| DateFormat(std::sync::Arc::new(f)))
         .or_else(|e| error(format!("IllegalArgumentException: {e}")))
 }
@@ -44,14 +44,10 @@ fn format_millis(pattern: &str, millis: INT) -> ShimResult<String> {
 }
 
 fn parse(format: &DateFormat, text: &str) -> ShimResult<JavaDate> {
-    let Some(naive) = format.0.parse_local(text) else {
-        return error(format!("ParseException: Unparseable date: \"{text}\""));
-    };
-    let at = Local
-        .from_local_datetime(&naive)
-        .earliest()
-        .map_or(0, |d| d.timestamp_millis());
-    Ok(JavaDate(at))
+    match format.0.read(text) {
+        Some(at) => Ok(JavaDate(at.timestamp_millis())),
+        None => error(format!("ParseException: Unparseable date: \"{text}\"")),
+    }
 }
 
 fn now_time(date_only: bool) -> JavaTime {

@@ -1,9 +1,12 @@
-//! The part of `java.text.DecimalFormat` that counters use to format whole numbers:
-//! literal prefix and suffix (quotes allowed), `0` for required digits, `#` for optional
-//! ones, `,` grouping, a `.` with `0`s for a fixed fraction, `%` and `‰` multipliers.
-//! Patterns Java would reject are rejected (the caller then prints the plain number, as
-//! JMeter does); exponents, currency signs and negative sub-patterns are not supported
-//! and are rejected too.
+//! The part of `java.text.DecimalFormat` that formats whole numbers, for the Counter, the
+//! Random Variable and `__StringFromFile`'s file sequences: literal prefix and suffix
+//! (quoted as in date patterns), `0` for required digits, `#` for optional ones, `,`
+//! grouping, a `.` with `0`s for a fixed fraction, `%` and `‰` multipliers. Patterns
+//! Java would reject are rejected (each caller then does what JMeter does: a counter
+//! prints the plain number, a file sequence keeps the name); exponents, currency signs
+//! and negative sub-patterns are not supported and are rejected too.
+
+use super::pattern::quoted;
 
 /// A parsed pattern, ready to format `i64`s.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,8 +84,9 @@ fn affix(chars: &[char], at: &mut usize, multiplier: &mut i128) -> Result<String
     while let Some(&ch) = chars.get(*at) {
         match ch {
             '\'' => {
-                *at += 1;
-                quoted(chars, at, &mut text)?;
+                let (literal, next) = quoted(chars, *at).ok_or(())?;
+                text.push_str(&literal);
+                *at = next;
                 continue;
             }
             _ if is_number_char(ch) => break,
@@ -95,33 +99,6 @@ fn affix(chars: &[char], at: &mut usize, multiplier: &mut i128) -> Result<String
         *at += 1;
     }
     Ok(text)
-}
-
-/// After an opening quote: copies up to the closing one; `''` is a quote character.
-fn quoted(chars: &[char], at: &mut usize, text: &mut String) -> Result<(), ()> {
-    if chars.get(*at) == Some(&'\'') {
-        // `''` outside quotes.
-        text.push('\'');
-        *at += 1;
-        return Ok(());
-    }
-    loop {
-        match chars.get(*at) {
-            None => return Err(()),
-            Some('\'') if chars.get(*at + 1) == Some(&'\'') => {
-                text.push('\'');
-                *at += 2;
-            }
-            Some('\'') => {
-                *at += 1;
-                return Ok(());
-            }
-            Some(&ch) => {
-                text.push(ch);
-                *at += 1;
-            }
-        }
-    }
 }
 
 impl DecimalFormat {
@@ -218,70 +195,5 @@ impl DecimalFormat {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn fmt(pattern: &str, value: i64) -> Option<String> {
-        DecimalFormat::parse(pattern).map(|f| f.format(value))
-    }
-
-    #[test]
-    fn zero_padding() {
-        assert_eq!(fmt("000", 7).as_deref(), Some("007"));
-        assert_eq!(fmt("000", 1234).as_deref(), Some("1234"));
-        assert_eq!(fmt("000", 0).as_deref(), Some("000"));
-        assert_eq!(fmt("#00", 5).as_deref(), Some("05"));
-    }
-
-    #[test]
-    fn optional_digits() {
-        assert_eq!(fmt("#", 0).as_deref(), Some("0"));
-        assert_eq!(fmt("###", 42).as_deref(), Some("42"));
-    }
-
-    #[test]
-    fn literal_prefix_and_suffix() {
-        assert_eq!(fmt("USER_000", 5).as_deref(), Some("USER_005"));
-        assert_eq!(fmt("0 EUR", 5).as_deref(), Some("5 EUR"));
-        assert_eq!(fmt("id-0000-x", 42).as_deref(), Some("id-0042-x"));
-        assert_eq!(fmt("'#'000", 5).as_deref(), Some("#005"));
-        assert_eq!(fmt("'it''s '0", 5).as_deref(), Some("it's 5"));
-        assert_eq!(fmt("''0", 5).as_deref(), Some("'5"));
-    }
-
-    #[test]
-    fn grouping() {
-        assert_eq!(fmt("#,##0", 1234567).as_deref(), Some("1,234,567"));
-        assert_eq!(fmt("#,##0", 12).as_deref(), Some("12"));
-        assert_eq!(fmt("#,#0", 12345).as_deref(), Some("1,23,45"));
-    }
-
-    #[test]
-    fn fraction_and_point() {
-        assert_eq!(fmt("0.00", 5).as_deref(), Some("5.00"));
-        assert_eq!(fmt("#.##", 5).as_deref(), Some("5"));
-        assert_eq!(fmt("#.##", 0).as_deref(), Some("0"));
-        assert_eq!(fmt("0.", 5).as_deref(), Some("5."));
-        assert_eq!(fmt("0.0#", 5).as_deref(), Some("5.0"));
-    }
-
-    #[test]
-    fn negative_numbers_get_a_minus_before_the_prefix() {
-        assert_eq!(fmt("U000", -5).as_deref(), Some("-U005"));
-    }
-
-    #[test]
-    fn percent_multiplies() {
-        assert_eq!(fmt("0%", 5).as_deref(), Some("500%"));
-        assert_eq!(fmt("0\u{2030}", 5).as_deref(), Some("5000\u{2030}"));
-    }
-
-    #[test]
-    fn java_rejects_these() {
-        for pattern in [
-            "0#", "#.#0", "0.0.0", "#,", "0,.0", "'abc", "0x0", "0E0", "0;(0)",
-        ] {
-            assert_eq!(DecimalFormat::parse(pattern), None, "{pattern}");
-        }
-    }
-}
+#[path = "decimal_tests.rs"]
+mod tests;
