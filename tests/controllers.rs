@@ -261,3 +261,49 @@ fn critical_section_serialises_threads() {
         assert!(start + 2 >= end, "samples overlap: {pair:?}");
     }
 }
+
+/// CPU seconds (user + system) the children of a shell spent, from bash's `times`.
+fn children_cpu_seconds(times_output: &str) -> f64 {
+    let line = times_output.lines().last().expect("times prints two lines");
+    line.split_whitespace()
+        .map(|field| {
+            let (minutes, seconds) = field
+                .trim_end_matches('s')
+                .split_once('m')
+                .expect("times prints 0m0.000s");
+            minutes.parse::<f64>().expect("minutes") * 60.0
+                + seconds.parse::<f64>().expect("seconds")
+        })
+        .sum()
+}
+
+#[test]
+fn loops_whose_passes_run_no_sampler_rest_instead_of_spinning() {
+    // A Runtime Controller over children that yield nothing (While false, Loop 0, If
+    // false, an Interleave of disabled children, a ForEach over no variables) waits out
+    // its two seconds, and an endless While over an If false runs until the group's
+    // two-second duration: neither may burn a core meanwhile. JMeter ends both threads
+    // with a StackOverflowError (checked with 2.13); jmxr keeps the loops' meaning.
+    let work = tempfile::tempdir().expect("scratch folder");
+    let plan = support::fixtures().join("controllers/empty_passes.jmx");
+    let started = std::time::Instant::now();
+    let output = std::process::Command::new("bash")
+        .args([
+            "-c",
+            "\"$0\" -n -t \"$1\" -l out.jtl > run.out 2>&1 || exit 1; times",
+        ])
+        .arg(env!("CARGO_BIN_EXE_jmxr"))
+        .arg(&plan)
+        .current_dir(work.path())
+        .output()
+        .expect("bash runs");
+    let took = started.elapsed();
+    let run_output = std::fs::read_to_string(work.path().join("run.out")).unwrap_or_default();
+    assert!(output.status.success(), "{run_output}");
+    let jtl = support::Jtl::read(&work.path().join("out.jtl"));
+    assert_eq!(jtl.values("label"), ["after runtime"]);
+    assert!(took >= std::time::Duration::from_secs(2), "took {took:?}");
+    let cpu = children_cpu_seconds(&String::from_utf8_lossy(&output.stdout));
+    // Spinning, the two users spent 1.3 to 2.7 s of CPU in these two seconds.
+    assert!(cpu < 0.4, "jmxr used {cpu:.2} s of CPU in {took:?}");
+}

@@ -1,5 +1,6 @@
-//! Stopping: Ctrl-C (SIGINT) and SIGTERM stop gracefully, every recorded sample is in
-//! the `.jtl`, and the file stays parseable.
+//! Stopping: Ctrl-C (SIGINT) and SIGTERM stop gracefully, for at most the grace period
+//! (`jmxr.stop.grace_period_ms`); every recorded sample is in the `.jtl`, samples cut
+//! short are recorded as failed, and the file stays parseable.
 
 #![cfg(unix)]
 
@@ -20,7 +21,7 @@ fn interrupt(
     delays: &[Duration],
     fixture: &str,
 ) -> (std::process::Output, tempfile::TempDir) {
-    let (child, work) = start(fixture);
+    let (child, work) = start(fixture, &[]);
     for delay in delays {
         std::thread::sleep(*delay);
         let status = Command::new("kill")
@@ -33,12 +34,13 @@ fn interrupt(
     (output, work)
 }
 
-/// Starts a run of `fixture` writing `out.jtl` in a scratch folder.
-fn start(fixture: &str) -> (std::process::Child, tempfile::TempDir) {
+/// Starts a run of `fixture` writing `out.jtl` in a scratch folder, with `extra` options.
+fn start(fixture: &str, extra: &[&str]) -> (std::process::Child, tempfile::TempDir) {
     let work = tempfile::tempdir().expect("scratch folder");
     let plan = fixtures().join(fixture);
     let child = Command::new(env!("CARGO_BIN_EXE_jmxr"))
         .args(["-n", "-t", plan.to_str().unwrap(), "-l", "out.jtl"])
+        .args(extra)
         .current_dir(work.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -124,7 +126,7 @@ fn samples_reach_the_jtl_while_their_users_wait() {
         ("stopping/long_samples.jmx", 5),
         ("stopping/long_timer.jmx", 2),
     ] {
-        let (mut child, work) = start(fixture);
+        let (mut child, work) = start(fixture, &[]);
         let jtl = work.path().join("out.jtl");
         // The results writer flushes after a second without samples.
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
@@ -193,4 +195,104 @@ fn an_autostop_listener_stops_the_run_on_the_average_of_its_own_scope() {
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(!stdout.contains("AutoStop"), "{stdout}");
     assert!(took >= Duration::from_millis(2900), "took {took:?}");
+}
+
+/// The grace period jmxr documents for a graceful stop (`jmxr.stop.grace_period_ms`).
+const DEFAULT_GRACE: Duration = Duration::from_secs(5);
+
+/// Starts `stopping/hanging_request.jmx` against a server that never answers and returns
+/// once the user is inside the request.
+fn start_hanging(
+    extra: &[&str],
+) -> (
+    std::process::Child,
+    tempfile::TempDir,
+    support::wire::WireServer,
+) {
+    let server = support::wire::silent();
+    let port = format!("-Jport={}", server.port);
+    let mut args = vec![port.as_str()];
+    args.extend_from_slice(extra);
+    let (child, work) = start("stopping/hanging_request.jmx", &args);
+    let waiting = std::time::Instant::now();
+    while server.requests().is_empty() {
+        assert!(
+            waiting.elapsed() < Duration::from_secs(20),
+            "no request came"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (child, work, server)
+}
+
+#[test]
+fn one_sigterm_ends_a_run_stuck_in_a_request_within_the_grace_period() {
+    // The server reads the request and never answers; the sampler has no response
+    // timeout (JMeter's default), so the sample would last forever. A scheduler sends one
+    // SIGTERM and kills later: the run must end by itself within the grace period.
+    let (child, work, _server) = start_hanging(&[]);
+    std::thread::sleep(Duration::from_millis(300));
+    let signalled = std::time::Instant::now();
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let output = child.wait_with_output().expect("jmxr ends");
+    let took = signalled.elapsed();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        took < DEFAULT_GRACE + Duration::from_secs(1),
+        "took {took:?}: {stderr}"
+    );
+    // It waited for the sample, as a graceful stop does, and said what it waited for.
+    assert!(
+        took >= DEFAULT_GRACE - Duration::from_millis(100),
+        "took {took:?}"
+    );
+    assert!(
+        stderr.contains("waiting up to 5.0 s (jmxr.stop.grace_period_ms) for 1 sample in progress: \"GET that hangs\" (Users 1-1"),
+        "{stderr}"
+    );
+    // The interrupted sample is recorded as JMeter records an aborted request, and the
+    // file is complete.
+    let jtl = Jtl::read(&work.path().join("out.jtl"));
+    assert_eq!(jtl.rows.len(), 1);
+    let row = jtl.one("GET that hangs");
+    assert_eq!(jtl.get(row, "success"), "false");
+    assert_eq!(
+        jtl.get(row, "responseCode"),
+        "Non HTTP response code: java.net.SocketException"
+    );
+    assert_eq!(
+        jtl.get(row, "responseMessage"),
+        "Non HTTP response message: Socket closed"
+    );
+    assert!(jtl.int(row, "elapsed") >= 5000, "{row:?}");
+    assert_eq!(summary_total(&String::from_utf8_lossy(&output.stdout)), 1);
+}
+
+#[test]
+fn the_grace_period_is_a_property_and_a_second_signal_cuts_it_short() {
+    let (child, work, _server) = start_hanging(&["-Jjmxr.stop.grace_period_ms=60000"]);
+    let signalled = std::time::Instant::now();
+    for delay in [Duration::ZERO, Duration::from_millis(500)] {
+        std::thread::sleep(delay);
+        let kill = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status();
+        assert!(kill.expect("kill runs").success());
+    }
+    let output = child.wait_with_output().expect("jmxr ends");
+    let took = signalled.elapsed();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(took < Duration::from_secs(3), "took {took:?}: {stderr}");
+    assert!(stderr.contains("waiting up to 60.0 s"), "{stderr}");
+    assert!(
+        stderr.contains("Stopping now: ending 1 sample in progress"),
+        "{stderr}"
+    );
+    let jtl = Jtl::read(&work.path().join("out.jtl"));
+    assert_eq!(jtl.values("success"), ["false"]);
 }

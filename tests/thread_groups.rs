@@ -17,6 +17,18 @@ fn threads_times_loops_with_thread_names() {
 }
 
 #[test]
+fn a_group_name_with_a_function_names_the_threads_with_its_value() {
+    let jtl = run_fixture(
+        "thread_groups/name_from_property.jmx",
+        &["-Jgroup=Shoppers"],
+    );
+    assert_eq!(jtl.values("threadName"), ["Shoppers 1-1"]);
+    assert_eq!(jtl.values("label"), ["in Shoppers"]);
+    let jtl = run_fixture("thread_groups/name_from_property.jmx", &[]);
+    assert_eq!(jtl.values("threadName"), ["Users 1-1"]);
+}
+
+#[test]
 fn on_sample_error_actions() {
     let jtl = run_fixture("thread_groups/on_sample_error.jmx", &[]);
     assert_eq!(jtl.labels_of("Continue 1-1"), ["f", "d", "f", "d"]);

@@ -357,7 +357,7 @@ impl<'f> Builder<'f> {
             }
             None => crate::plan::Setting::constant("1"),
         };
-        let name: Arc<str> = Arc::from(el.name.as_str());
+        let name: Arc<str> = Arc::from(name_at_start(&mut cx, &el.name));
         let name_template = Template::literal(&el.name);
         self.group_iteration = plan_level.iteration.clone();
         let (children, level) = self.children(el, &path, &[], Some(plan_level));
@@ -687,6 +687,30 @@ fn auto_stop_spec(cx: &mut BuildContext<'_>) -> Option<AutoStopSpec> {
         id: cx.id,
         path: cx.path.clone(),
         values,
+    })
+}
+
+/// A thread group's name as JMeter names its threads: functions in it are evaluated
+/// when the test starts, with the run's properties and no variables yet
+/// (`${__P(group,Users)}` makes threads `Users 1-1`).
+fn name_at_start(cx: &mut BuildContext<'_>, text: &str) -> String {
+    if !text.contains("${") {
+        return text.to_string();
+    }
+    let template = cx.compile(text);
+    let props = crate::foundation::properties::Properties::from_map(cx.properties.clone());
+    let mut vars = crate::user_state::Variables::new();
+    let thread = crate::user_state::ThreadInfo::default();
+    let test = crate::user_state::TestInfo::default();
+    let mut rng = <rand::rngs::SmallRng as rand::SeedableRng>::seed_from_u64(0);
+    template.eval(&mut crate::user_state::EvalContext {
+        vars: &mut vars,
+        props: &props,
+        thread: &thread,
+        test: &test,
+        rng: &mut rng,
+        sampler_name: "",
+        prev: None,
     })
 }
 

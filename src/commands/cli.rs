@@ -492,6 +492,9 @@ jmxr options:
   -Jjmxr.report.exact_percentiles=true
                                 dashboard percentiles over every sample instead of JMeter's
                                 20,000-sample window (jmeter.reportgenerator.statistic_window)
+  -Jjmxr.stop.grace_period_ms=N how long the first Ctrl-C or SIGTERM lets samples in progress
+                                finish (default 5000); then, or at a second signal, they end
+                                at once and are recorded as failed
 
 Exit codes:
   0  the run completed (failed samples do not change this, as in JMeter)

@@ -25,6 +25,7 @@ use crate::results::{
     StopRun, Summariser, SystemClock, BUS_CAPACITY,
 };
 use crate::runlog;
+use crate::user_state::in_flight::{describe, seconds};
 use crate::user_state::RunShared;
 use crate::user_state::TestInfo;
 use crate::user_state::ThreadInfo;
@@ -316,26 +317,72 @@ async fn drain(
     failures
 }
 
-/// First Ctrl-C or SIGTERM: finish current samples and stop. Second: stop at once.
+/// The property that bounds a graceful stop, in milliseconds.
+pub const GRACE_PERIOD_PROPERTY: &str = "jmxr.stop.grace_period_ms";
+/// How long a graceful stop waits for samples in progress unless the property says
+/// otherwise: half of Docker's default 10 s between SIGTERM and SIGKILL, well inside
+/// Kubernetes' 30 s, and JMeter's own wait for threads to stop (5 s).
+pub const DEFAULT_GRACE_PERIOD_MS: i64 = 5000;
+/// How long users get to list the samples they are in before the stop says what it
+/// waits for.
+const LISTING_TIME: Duration = Duration::from_millis(100);
+
+/// First Ctrl-C or SIGTERM: users start no new sample and finish the one in progress,
+/// for at most the grace period; the stop says which samples it waits for. After the
+/// grace period, or at a second signal, samples still in progress end at once and are
+/// recorded as interrupted.
 async fn watch_signals(run: Arc<RunShared>) {
-    let mut first = true;
-    loop {
-        if wait_for_signal().await.is_err() {
-            return;
-        }
-        run.mark_interrupted();
-        if first {
-            eprintln!(
-                "Stopping: users finish their current sample (press Ctrl-C again to stop at once)"
-            );
-            run.request_stop();
-            first = false;
+    if wait_for_signal().await.is_err() {
+        return;
+    }
+    run.mark_interrupted();
+    run.request_stop_from_outside();
+    let grace_ms = run
+        .props
+        .get_i64(GRACE_PERIOD_PROPERTY, DEFAULT_GRACE_PERIOD_MS)
+        .max(0);
+    let grace = Duration::from_millis(grace_ms as u64);
+    let since = std::time::Instant::now();
+    let listing = tokio::time::sleep(LISTING_TIME.min(grace));
+    let signalled = tokio::select! {
+        _ = listing => false,
+        second = wait_for_signal() => second.is_ok(),
+    };
+    if !signalled {
+        let in_flight = run.in_flight.now();
+        let message = if in_flight.is_empty() {
+            "Stopping: no new samples; no sample is in progress.".to_string()
         } else {
-            eprintln!("Stopping now");
+            format!(
+                "Stopping: no new samples; waiting up to {} ({GRACE_PERIOD_PROPERTY}) for {}. \
+                 Press Ctrl-C again to stop at once.",
+                seconds(grace),
+                describe(&in_flight, std::time::Instant::now())
+            )
+        };
+        eprintln!("{message}");
+        runlog::info(&message);
+        let rest = grace.saturating_sub(since.elapsed());
+        let signalled = tokio::select! {
+            _ = tokio::time::sleep(rest) => false,
+            second = wait_for_signal() => second.is_ok(),
+        };
+        if !signalled {
+            let left = describe(&run.in_flight.now(), std::time::Instant::now());
+            let message = format!(
+                "Stopping now: the grace period is over; ending {left} (recorded as failed)"
+            );
+            eprintln!("{message}");
+            runlog::info(&message);
             run.request_stop_now();
             return;
         }
     }
+    let left = describe(&run.in_flight.now(), std::time::Instant::now());
+    let message = format!("Stopping now: ending {left} (recorded as failed)");
+    eprintln!("{message}");
+    runlog::info(&message);
+    run.request_stop_now();
 }
 
 #[cfg(unix)]

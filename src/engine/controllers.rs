@@ -14,6 +14,7 @@ use std::sync::Arc;
 use rand::seq::SliceRandom;
 use rand::Rng;
 
+use super::empty_passes::EmptyPasses;
 use super::vu::VirtualUser;
 use crate::expr::condition;
 use crate::expr::Template;
@@ -221,6 +222,7 @@ impl VirtualUser {
         // was cut short by "start next iteration of current loop", the loop ends from
         // `next()` without that reset and the index keeps the loop count.
         let mut keep_count = false;
+        let mut empty = EmptyPasses::default();
         loop {
             let count = self.eval_setting_i64(loops);
             if count >= 0 && pass >= count {
@@ -232,12 +234,16 @@ impl VirtualUser {
             }
             self.user.vars.put(idx.clone(), pass.to_string());
             self.passes.push(pass as u64);
+            empty.pass_begins(self);
             let flow = self.run_pass(c).await;
             self.passes.pop();
             pass += 1;
             keep_count = flow == Flow::ContinueLoop;
             match loop_step(flow) {
-                LoopStep::Next => tokio::task::yield_now().await,
+                LoopStep::Next => {
+                    empty.pass_ended(self, None).await;
+                    tokio::task::yield_now().await
+                }
                 LoopStep::Exit => break,
                 LoopStep::Return(flow) => {
                     result = flow;
@@ -260,6 +266,7 @@ impl VirtualUser {
         let idx = Self::idx_var(c);
         let mut pass: u64 = 0;
         let mut result = Flow::Normal;
+        let mut empty = EmptyPasses::default();
         loop {
             let text = self.eval_text(condition);
             let last_ok = self.user.vars.get("JMeterThread.last_sample_ok") != Some("false");
@@ -279,11 +286,15 @@ impl VirtualUser {
             }
             self.user.vars.put(idx.clone(), pass.to_string());
             self.passes.push(pass);
+            empty.pass_begins(self);
             let flow = self.run_pass(c).await;
             self.passes.pop();
             pass += 1;
             match loop_step(flow) {
-                LoopStep::Next => tokio::task::yield_now().await,
+                LoopStep::Next => {
+                    empty.pass_ended(self, None).await;
+                    tokio::task::yield_now().await
+                }
                 LoopStep::Exit => break,
                 LoopStep::Return(flow) => {
                     result = flow;
@@ -445,6 +456,7 @@ impl VirtualUser {
         }
         let end = tokio::time::Instant::now() + std::time::Duration::from_secs(limit as u64);
         let mut pass = 0u64;
+        let mut empty = EmptyPasses::default();
         while tokio::time::Instant::now() < end {
             if self.should_stop() {
                 return Flow::StopThread;
@@ -453,6 +465,7 @@ impl VirtualUser {
                 listener.iteration_start(&mut self.user);
             }
             self.passes.push(pass);
+            empty.pass_begins(self);
             let mut flow = Flow::Normal;
             for child in &c.children {
                 if tokio::time::Instant::now() >= end {
@@ -466,7 +479,10 @@ impl VirtualUser {
             self.passes.pop();
             pass += 1;
             match loop_step(flow) {
-                LoopStep::Next => tokio::task::yield_now().await,
+                LoopStep::Next => {
+                    empty.pass_ended(self, Some(end)).await;
+                    tokio::task::yield_now().await
+                }
                 LoopStep::Exit => break,
                 LoopStep::Return(flow) => return flow,
             }

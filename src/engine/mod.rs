@@ -8,13 +8,15 @@
 //! * [`vu`] is *who*: one task per virtual user, owning its `UserState`, running the
 //!   per-sample pipeline (pre-processors, timers, sampler, post-processors, assertions,
 //!   recording) and Transaction Controllers.
-//! * [`controllers`] is how a user walks logic controllers.
+//! * [`controllers`] is how a user walks logic controllers; [`empty_passes`] keeps loops
+//!   whose passes run no sampler from turning at full speed.
 //!
 //! Samplers (*what*) are called through `plan::Sampler` and know nothing of this module
 //! beyond the user's state (`user_state`).
 
 mod concurrency;
 mod controllers;
+mod empty_passes;
 mod group_windows;
 mod scheduler;
 mod transaction;

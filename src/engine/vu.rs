@@ -14,6 +14,7 @@ use std::task::Poll;
 use tokio::time::Instant;
 
 use super::controllers::Flow;
+use super::empty_passes::EmptyPasses;
 use crate::foundation::fast_hash::FastMap;
 use crate::plan::{OnError, SampleContext, SamplerNode, ScopePackage, ThreadGroup};
 use crate::results::PendingSamples;
@@ -71,6 +72,12 @@ pub struct VirtualUser {
     listener_lists: FastMap<usize, Arc<[usize]>>,
     /// Samples recorded but not yet on the bus; sent before the user can wait.
     pending: PendingSamples,
+    /// Samplers this user started, whether or not they made a sample: a loop tells a
+    /// pass that ran none by it ([`EmptyPasses`]).
+    pub(super) samplers_run: u64,
+    /// The user's thread name, readable while a sampler has the user (a stop lists the
+    /// samples in progress by user).
+    thread_name: Arc<str>,
 }
 
 impl VirtualUser {
@@ -82,6 +89,7 @@ impl VirtualUser {
     ) -> VirtualUser {
         user.end_time = end_time;
         let run = user.run.clone();
+        let thread_name = user.thread.thread_name.clone();
         VirtualUser {
             user,
             bus,
@@ -96,6 +104,8 @@ impl VirtualUser {
             run,
             listener_lists: FastMap::default(),
             pending: PendingSamples::default(),
+            samplers_run: 0,
+            thread_name,
         }
     }
 
@@ -119,6 +129,7 @@ impl VirtualUser {
         let body = self.group.body.clone();
         let idx_var = format!("__jm__{}__idx", self.group.name);
         let mut done = 0i64;
+        let mut empty = EmptyPasses::default();
         while loops < 0 || done < loops {
             if self.should_stop() {
                 break;
@@ -137,12 +148,14 @@ impl VirtualUser {
                 .put_str(&idx_var, itoa::Buffer::new().format(done));
             self.thread_iteration_start();
             self.passes.push(done as u64);
+            empty.pass_begins(self);
             let flow = self.run_pass(&body).await;
             self.passes.pop();
             done += 1;
             if matches!(flow, Flow::StopThread | Flow::BreakLoop) {
                 break;
             }
+            empty.pass_ended(self, None).await;
         }
         false
     }
@@ -166,6 +179,7 @@ impl VirtualUser {
         if self.should_stop() {
             return Flow::StopThread;
         }
+        self.samplers_run += 1;
         for open in self.transactions.iter_mut().rev() {
             open.calls += 1;
             if std::mem::take(&mut open.count_next_twice) {
@@ -203,11 +217,7 @@ impl VirtualUser {
                     // The sample waits (a response, a pause): the user's recorded samples
                     // go out first rather than sit here meanwhile.
                     send_pending(&mut self.pending, &self.bus).await;
-                    tokio::select! {
-                        biased;
-                        result = sample.as_mut() => Some(result),
-                        _ = run.stop_now.cancelled() => None,
-                    }
+                    finish_sample(sample.as_mut(), run, &label, &self.thread_name).await
                 }
             }
         };
@@ -412,6 +422,35 @@ impl VirtualUser {
     /// Puts the user's recorded samples on the bus (waiting for room if it is full).
     pub(super) async fn send_pending(&mut self) {
         send_pending(&mut self.pending, &self.bus).await;
+    }
+}
+
+/// Awaits a sample that did not complete at once. Once a stop from outside the plan was
+/// asked for, the sample is listed as in progress until it ends. At an immediate stop it
+/// is polled once more: samplers that wait end their sample then with the error JMeter's
+/// interrupted sampler reports (they watch `stop_now`, or `RunShared::interrupting` when
+/// polled), and it is recorded as any other. `None`: the sampler went on regardless, and
+/// its sample is abandoned.
+async fn finish_sample<S: Future + ?Sized>(
+    mut sample: std::pin::Pin<&mut S>,
+    run: &crate::user_state::RunShared,
+    label: &Arc<str>,
+    thread: &Arc<str>,
+) -> Option<S::Output> {
+    tokio::select! {
+        biased;
+        result = sample.as_mut() => return Some(result),
+        _ = run.stop_notice.cancelled() => {}
+    }
+    let _listed = run.in_flight.enter(label.clone(), thread.clone());
+    tokio::select! {
+        biased;
+        result = sample.as_mut() => return Some(result),
+        _ = run.stop_now.cancelled() => {}
+    }
+    match std::future::poll_fn(|task| Poll::Ready(sample.as_mut().poll(task))).await {
+        Poll::Ready(result) => Some(result),
+        Poll::Pending => None,
     }
 }
 

@@ -60,6 +60,15 @@ impl Properties {
     pub fn get(&self, name: &str) -> Option<String> {
         self.map.read().get(name).cloned()
     }
+    /// JMeter's `JMeterUtils.getPropDefault(name, default)`: the value, else the default,
+    /// either one trimmed as Java's `String.trim` does (every character up to the space).
+    pub fn get_default(&self, name: &str, default: &str) -> String {
+        let java_trim = |text: &str| text.trim_matches(|c: char| c <= ' ').to_string();
+        match self.map.read().get(name) {
+            Some(value) => java_trim(value),
+            None => java_trim(default),
+        }
+    }
     /// Sets a property and returns the previous value. Setting the value a property
     /// already has keeps the version: plans and functions that store the same value on
     /// every iteration (`__tstFeedback`, scripts' `props.put`) then do not make every
@@ -124,11 +133,20 @@ impl Properties {
         all.sort();
         all
     }
-    /// A property parsed as a boolean the way Java does (`true`, any case).
+    /// JMeter's `JMeterUtils.getPropDefault(name, boolean)`: the value trimmed is
+    /// `true`/`t` or `false`/`f` in any case, or an integer (true when 1); anything else,
+    /// like a missing property, gives the default.
     pub fn get_bool(&self, name: &str, default: bool) -> bool {
-        match self.get(name) {
-            Some(v) => v.trim().eq_ignore_ascii_case("true"),
-            None => default,
+        let Some(value) = self.get(name) else {
+            return default;
+        };
+        let value = value.trim_matches(|c: char| c <= ' ');
+        if value.eq_ignore_ascii_case("true") || value.eq_ignore_ascii_case("t") {
+            true
+        } else if value.eq_ignore_ascii_case("false") || value.eq_ignore_ascii_case("f") {
+            false
+        } else {
+            value.parse::<i32>().map_or(default, |n| n == 1)
         }
     }
     pub fn get_i64(&self, name: &str, default: i64) -> i64 {

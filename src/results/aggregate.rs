@@ -13,6 +13,7 @@ use super::aggregate_graphs_custom::{
 };
 use super::aggregate_keys::{ArcIds, Interner};
 use super::percentile::Distribution;
+use super::save_config::save_flag;
 use super::JtlRecord;
 use crate::foundation::fast_hash::FastMap;
 use crate::foundation::java_format::{Dialect, JavaDateFormat};
@@ -151,11 +152,8 @@ impl AggregateSettings {
             end_date: date_property(props, "end_date"),
             exclude_tc_from_top5: props
                 .get_bool(&format!("{RG}exclude_tc_from_top5_errors_by_sampler"), true),
-            use_failure_message: props.get_bool(
-                "jmeter.save.saveservice.assertion_results_failure_message",
-                true,
-            ),
-            subresults: props.get_bool("jmeter.save.saveservice.subresults", true),
+            use_failure_message: save_flag(props, "assertion_results_failure_message", true),
+            subresults: save_flag(props, "subresults", true),
             custom_graphs: custom_graph_specs(
                 props,
                 props

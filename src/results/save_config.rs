@@ -91,9 +91,13 @@ pub struct SaveConfig {
     pub autoflush: bool,
 }
 
-/// Reads `jmeter.save.saveservice.<suffix>` as Java's `"true".equalsIgnoreCase(..)`.
-fn save_flag(props: &Properties, suffix: &str, default: bool) -> bool {
-    props.get_bool(&format!("{PREFIX}{suffix}"), default)
+/// Reads `jmeter.save.saveservice.<suffix>` as `SampleSaveConfiguration` does:
+/// `"true".equalsIgnoreCase(value)` on the value as written (not trimmed, unlike the
+/// properties read through `getPropDefault`).
+pub fn save_flag(props: &Properties, suffix: &str, default: bool) -> bool {
+    props
+        .get(&format!("{PREFIX}{suffix}"))
+        .map_or(default, |value| value.eq_ignore_ascii_case("true"))
 }
 
 impl SaveConfig {
@@ -204,9 +208,7 @@ impl SaveConfig {
             date_format,
             sample_variables: sample_variables_from(props),
             timestamp_is_start: props.get_bool("sampleresult.timestamp.start", true),
-            default_encoding: props
-                .get("sampleresult.default.encoding")
-                .unwrap_or_else(|| "UTF-8".to_string()),
+            default_encoding: props.get_default("sampleresult.default.encoding", "UTF-8"),
             functional_mode: false,
             xml_pi: props.get(&format!("{PREFIX}xml_pi")).unwrap_or_default(),
             autoflush: save_flag(props, "autoflush", false),

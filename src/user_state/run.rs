@@ -8,6 +8,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
+use super::in_flight::InFlightSamples;
 use super::{TestInfo, ThreadCounts};
 use crate::foundation::properties::Properties;
 
@@ -28,8 +29,16 @@ pub struct RunShared {
     pub test: TestInfo,
     /// Graceful stop of the current phase: users finish their sample, pauses end.
     stop: Mutex<CancellationToken>,
-    /// Immediate stop: in-flight samples are abandoned too.
+    /// Immediate stop: samples in progress end at once, recorded as interrupted.
     pub stop_now: CancellationToken,
+    /// Set just before `stop_now` is cancelled: samplers that do not watch the token
+    /// look at this flag when polled once more, and end their sample.
+    interrupting: std::sync::atomic::AtomicBool,
+    /// A stop from outside the plan (a signal) or an immediate stop: users inside a
+    /// sample list it in `in_flight` from then on.
+    pub stop_notice: CancellationToken,
+    /// Samples in progress once `stop_notice` fired.
+    pub in_flight: InFlightSamples,
     /// Set once any stop was asked for (decides whether tearDown runs).
     stop_requested: std::sync::atomic::AtomicBool,
     /// Whether the current phase's token is cancelled, readable without the lock (users
@@ -59,20 +68,20 @@ pub struct RunShared {
 
 impl RunShared {
     pub fn new(props: Properties, test: TestInfo, seed: Option<u64>) -> RunShared {
+        // Split as JMeter's `SampleEvent` does: on commas, names kept as written (a blank
+        // name has a column too, and its value is always empty).
         let sample_variables = props
             .get("sample_variables")
-            .map(|v| {
-                v.split(',')
-                    .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty())
-                    .collect()
-            })
+            .map(|v| v.split(',').map(str::to_string).collect())
             .unwrap_or_default();
         RunShared {
             props,
             test,
             stop: Mutex::new(CancellationToken::new()),
             stop_now: CancellationToken::new(),
+            interrupting: Default::default(),
+            stop_notice: CancellationToken::new(),
+            in_flight: Default::default(),
             stop_requested: Default::default(),
             phase_stopping: Default::default(),
             interrupted: Default::default(),
@@ -124,10 +133,24 @@ impl RunShared {
         self.phase_stopping.load(Ordering::Relaxed)
     }
 
-    /// Stops at once: in-flight samples are abandoned.
+    /// A graceful stop asked for from outside the plan (Ctrl-C, SIGTERM): users finish
+    /// their samples, and list those in progress in [`RunShared::in_flight`].
+    pub fn request_stop_from_outside(&self) {
+        self.request_stop();
+        self.stop_notice.cancel();
+    }
+
+    /// Stops at once: samples in progress end now and are recorded as interrupted.
     pub fn request_stop_now(&self) {
         self.request_stop();
+        self.interrupting.store(true, Ordering::SeqCst);
+        self.stop_notice.cancel();
         self.stop_now.cancel();
+    }
+
+    /// Whether samples in progress must end now (cheap: no lock).
+    pub fn interrupting(&self) -> bool {
+        self.interrupting.load(Ordering::Relaxed)
     }
 
     pub fn mark_interrupted(&self) {

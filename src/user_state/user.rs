@@ -83,6 +83,16 @@ impl UserState {
 
     /// The per-user state of element `id`, created by `init` on first use.
     pub fn slot<T: Any + Send + Sync>(&mut self, id: usize, init: impl FnOnce() -> T) -> &mut T {
+        self.slot_and_run(id, init).0
+    }
+
+    /// [`UserState::slot`] with the run beside it, for a sampler that watches the run
+    /// (an immediate stop) while it works with its state.
+    pub fn slot_and_run<T: Any + Send + Sync>(
+        &mut self,
+        id: usize,
+        init: impl FnOnce() -> T,
+    ) -> (&mut T, &RunShared) {
         // Called for every HTTP sample (connections, cookies): one hash lookup, not three.
         let slot = match self.slots.entry(id) {
             Entry::Occupied(entry) => {
@@ -94,8 +104,10 @@ impl UserState {
             }
             Entry::Vacant(entry) => entry.insert(Box::new(init())),
         };
-        slot.downcast_mut::<T>()
-            .expect("slot holds the type it was just given")
+        let slot = slot
+            .downcast_mut::<T>()
+            .expect("slot holds the type it was just given");
+        (slot, &self.run)
     }
 
     /// Forgets the per-user state of element `id`.

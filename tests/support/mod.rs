@@ -191,4 +191,5 @@ pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
 }
 pub mod h2_server;
 pub mod http_server;
+pub mod wire;
 pub mod ws_server;

@@ -1,5 +1,8 @@
 //! Property functions: `__P`, `__property`, `__setProperty`, `__isPropDefined`, and the
 //! jmeter-plugins `__env`, which reads the environment as `__property` reads properties.
+//!
+//! `__P` and `__property` read through `JMeterUtils.getPropDefault`, which trims the value
+//! and the default (`${__P(id, 7)}` is `7`); the property's name is not trimmed.
 
 use super::{arg, stateless, Constructor, Function};
 use crate::expr::Template;
@@ -38,7 +41,7 @@ fn p(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
             1 => "1".to_string(),
             _ => arg(args, 1, ctx),
         };
-        ctx.props.get(&name).unwrap_or(default)
+        ctx.props.get_default(&name, &default)
     })
 }
 
@@ -51,9 +54,7 @@ struct ConstantNameP {
 
 impl Function for ConstantNameP {
     fn call(&self, ctx: &mut EvalContext<'_>) -> String {
-        ctx.props
-            .get(&self.name)
-            .unwrap_or_else(|| self.default.clone())
+        ctx.props.get_default(&self.name, &self.default)
     }
 
     fn reads_only_properties(&self) -> bool {
@@ -69,7 +70,7 @@ fn property(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, Stri
             3 => arg(args, 2, ctx),
             _ => name.clone(),
         };
-        let value = ctx.props.get(&name).unwrap_or(default);
+        let value = ctx.props.get_default(&name, &default);
         // Unlike most functions, `__property` does not trim the variable name.
         let var = arg(args, 1, ctx);
         if !var.is_empty() {
@@ -135,6 +136,24 @@ mod tests {
         assert_eq!(f.eval("${__P(missing)}"), "1");
         assert_eq!(f.eval("${__P(missing,)}"), "");
         assert_eq!(f.eval("${__P(missing,7)}"), "7");
+    }
+
+    #[test]
+    fn values_and_defaults_are_trimmed_as_get_prop_default_does() {
+        let mut f = Fixture::new();
+        f.props.set("token", "abc  \t");
+        f.props.set(" id", "named with a space");
+        assert_eq!(f.eval("${__P(token)}"), "abc");
+        assert_eq!(f.eval("${__P(missing, 7)}"), "7");
+        assert_eq!(f.eval("${__P(${name}, 7 )}"), "7");
+        assert_eq!(f.eval("${__property(token)}"), "abc");
+        assert_eq!(f.eval("${__property(missing,, 9 )}"), "9");
+        assert_eq!(f.eval("${__property(missing,v, 9 )}${v}"), "99");
+        // The name is looked up as written.
+        assert_eq!(f.eval("${__P( id)}"), "named with a space");
+        // Inner spaces stay; only the ends go, as Java's `trim` (controls too).
+        f.props.set("inner", "\u{1}a b\n");
+        assert_eq!(f.eval("${__P(inner)}"), "a b");
     }
 
     #[test]

@@ -45,10 +45,7 @@ impl Function for Time {
                 let text = arg(&self.args, 0, ctx);
                 let resolved = match alias_property(&text) {
                     _ if text.is_empty() => Ok(Format::EpochMillis),
-                    Some((property, default)) => {
-                        let pattern = ctx.props.get(property);
-                        resolve(pattern.as_deref().unwrap_or(default))
-                    }
+                    Some((property, default)) => resolve(&ctx.props.get_default(property, default)),
                     None => resolve(&text),
                 };
                 match resolved {

@@ -102,8 +102,8 @@ impl Field {
 fn single_byte_encoding(sample: &SampleResult, props: &Properties) -> bool {
     let configured;
     let encoding = if sample.data_encoding.is_empty() {
-        configured = props.get("sampleresult.default.encoding");
-        configured.as_deref().unwrap_or("UTF-8")
+        configured = props.get_default("sampleresult.default.encoding", "UTF-8");
+        configured.as_str()
     } else {
         sample.data_encoding.as_str()
     };

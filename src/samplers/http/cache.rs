@@ -48,7 +48,11 @@ impl CachedMode {
         match mode.trim() {
             "RETURN_200_CACHE" => CachedMode::Sample {
                 code: "200".into(),
-                message: get("RETURN_200_CACHE.message").unwrap_or_else(|| "(ex cache)".into()),
+                // Read through `getPropDefault`, which trims.
+                message: get("RETURN_200_CACHE.message").map_or_else(
+                    || "(ex cache)".into(),
+                    |m| m.trim_matches(|c: char| c <= ' ').to_string(),
+                ),
             },
             "RETURN_CUSTOM_STATUS" => CachedMode::Sample {
                 code: get("RETURN_CUSTOM_STATUS.code").unwrap_or_default(),

@@ -360,14 +360,38 @@ async fn connect(
             Err(Connecting::Connect(err)) => last = Some(err),
         }
     }
-    let reason = match last.map(|e| e.kind()) {
-        Some(std::io::ErrorKind::ConnectionRefused) | None => "Connection refused".to_string(),
-        Some(kind) => kind.to_string(),
+    Err(connect_failed(last.map(|e| e.kind()), &prefix))
+}
+
+/// The error HttpClient 4 reports when the last address failed: a refused connection
+/// becomes its `HttpHostConnectException`, a kernel timeout its
+/// `ConnectTimeoutException`; an unreachable network or host comes through as the
+/// socket's own exception, which HttpClient does not wrap.
+fn connect_failed(kind: Option<std::io::ErrorKind>, prefix: &str) -> TransportError {
+    use std::io::ErrorKind;
+    let (class, message) = match kind {
+        Some(ErrorKind::NetworkUnreachable) => (
+            "java.net.SocketException",
+            "Network is unreachable".to_string(),
+        ),
+        Some(ErrorKind::HostUnreachable) => (
+            "java.net.NoRouteToHostException",
+            "No route to host".to_string(),
+        ),
+        Some(ErrorKind::TimedOut) => (
+            "org.apache.http.conn.ConnectTimeoutException",
+            format!("{prefix}Connection timed out"),
+        ),
+        Some(ErrorKind::ConnectionRefused) | None => (
+            "org.apache.http.conn.HttpHostConnectException",
+            format!("{prefix}Connection refused"),
+        ),
+        Some(kind) => (
+            "org.apache.http.conn.HttpHostConnectException",
+            format!("{prefix}{kind}"),
+        ),
     };
-    Err(TransportError::new(
-        "org.apache.http.conn.HttpHostConnectException",
-        format!("{prefix}{reason}"),
-    ))
+    TransportError::new(class, message)
 }
 
 /// Why one connection attempt failed.
@@ -769,6 +793,35 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn connect_failures_are_reported_as_httpclient_reports_them() {
+        use std::io::ErrorKind;
+        let prefix = "Connect to h:80 [h/10.0.0.1] failed: ";
+        let seen = |kind| {
+            let error = connect_failed(Some(kind), prefix);
+            (error.class, error.message)
+        };
+        assert_eq!(
+            seen(ErrorKind::NetworkUnreachable),
+            ("java.net.SocketException", "Network is unreachable".into())
+        );
+        assert_eq!(
+            seen(ErrorKind::HostUnreachable),
+            ("java.net.NoRouteToHostException", "No route to host".into())
+        );
+        assert_eq!(
+            seen(ErrorKind::ConnectionRefused),
+            (
+                "org.apache.http.conn.HttpHostConnectException",
+                format!("{prefix}Connection refused")
+            )
+        );
+        assert_eq!(
+            seen(ErrorKind::TimedOut).0,
+            "org.apache.http.conn.ConnectTimeoutException"
+        );
+    }
 
     #[test]
     fn find_gives_the_first_match_and_none_without_one() {

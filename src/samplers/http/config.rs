@@ -270,6 +270,8 @@ fn read_files(cx: &mut BuildContext<'_>) -> Vec<FileArg> {
 }
 
 /// Header Managers innermost first: a name already taken by an inner manager is skipped.
+/// A row without a name is kept, as JMeter keeps it: HttpClient then sends a `: value`
+/// line.
 pub(in crate::samplers) fn merge_headers(
     cx: &mut BuildContext<'_>,
     configs: &[&Element],
@@ -282,7 +284,7 @@ pub(in crate::samplers) fn merge_headers(
         let mut own: Vec<(String, Template)> = Vec::new();
         for header in list.children() {
             let name = str_child(header, "Header.name").unwrap_or("").trim();
-            if name.is_empty() || merged.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
+            if merged.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
                 continue;
             }
             let value = str_child(header, "Header.value").unwrap_or("");

@@ -266,9 +266,10 @@ pub fn sent_headers(recorded: &str) -> String {
 }
 
 /// Headers HTTP/2 forbids (RFC 9113 §8.2.2: connection-specific ones, `TE` other than
-/// `trailers`), and `Host`, which becomes `:authority`.
+/// `trailers`, a nameless one), and `Host`, which becomes `:authority`.
 fn left_out(name: &str, value: &str) -> bool {
-    (name.eq_ignore_ascii_case("te") && value != "trailers")
+    name.is_empty()
+        || (name.eq_ignore_ascii_case("te") && value != "trailers")
         || [
             "connection",
             "keep-alive",

@@ -4,9 +4,11 @@
 //! How the parts connect:
 //! * [`config`] reads the sampler and merges HTTP Request Defaults, Header, Cookie and
 //!   Authorization Managers once, at plan time, into an [`config::HttpSpec`].
-//! * At sample time [`request`] evaluates the templates into a URL and a body,
-//!   this module writes the request head (headers in HttpClient 4's order) and
-//!   [`client`] exchanges it over the user's own keep-alive connections.
+//! * At sample time [`request`] evaluates the templates into a URL and a body ([`form`]
+//!   has the form-body rules of JMeter's two implementations), [`uri_syntax`] makes the
+//!   URL check HttpClient 4's implementation makes before sending, [`head`] writes the
+//!   request head (headers in HttpClient 4's order, with JMeter's Header Manager rules)
+//!   and [`client`] exchanges it over the user's own keep-alive connections.
 //! * [`response`] turns the answer or the transport error into a `SampleResult`;
 //!   redirects followed by JMeter become sub-results here, as `HTTPSamplerBase` makes them.
 //! * Each virtual user keeps its connections and cookie jars in one slot
@@ -32,6 +34,8 @@ mod cookies;
 mod dns;
 mod embedded;
 mod file;
+mod form;
+mod head;
 mod http2;
 pub mod mirror;
 mod parallel;
@@ -40,9 +44,9 @@ mod request;
 mod response;
 mod source;
 mod tls;
+mod uri_syntax;
 mod url;
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -128,6 +132,24 @@ pub struct HttpSampler {
     embedded: Option<embedded::EmbeddedSpec>,
     /// HTTPS requests offer HTTP/2 in ALPN and use it when the server agrees.
     http2: bool,
+    /// A Header Manager in scope sets `Transfer-Encoding`, which HttpClient refuses on a
+    /// request with a body.
+    sets_transfer_encoding: bool,
+    /// A Header Manager in scope sets `Connection`: a `close` among the values sent ends
+    /// the connection after the response, as HttpClient's reuse strategy reads the
+    /// request's headers too.
+    sets_connection: bool,
+    /// Which of JMeter's implementations the sampler stands for.
+    implementation: Implementation,
+}
+
+/// JMeter's HTTP implementation of a sampler: HttpClient 4 unless the sampler's field
+/// (or, when empty, property `jmeter.httpsampler`, read once as JMeter does) says `Java`.
+enum Implementation {
+    /// The field is constant text.
+    Fixed { java: bool },
+    /// The field has variables or functions; `default_java` applies when it comes out empty.
+    Evaluated { default_java: bool },
 }
 
 /// A request's method, URL and the URL as text.
@@ -172,12 +194,33 @@ fn build_with(
         }
         embedded
     });
+    let default_java = cx
+        .properties
+        .get("jmeter.httpsampler")
+        .is_some_and(|name| name.trim().eq_ignore_ascii_case("Java"));
+    let implementation = match spec.implementation.as_literal() {
+        Some(own) if own.trim().is_empty() => Implementation::Fixed { java: default_java },
+        Some(own) => Implementation::Fixed {
+            java: own.trim().eq_ignore_ascii_case("Java"),
+        },
+        None => Implementation::Evaluated { default_java },
+    };
+    let sets = |header: &str| {
+        spec.headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case(header))
+    };
+    let sets_transfer_encoding = sets("Transfer-Encoding");
+    let sets_connection = sets("Connection");
     Arc::new(HttpSampler {
         spec,
         kept_request,
         fixed_timeouts,
         embedded,
         http2,
+        sets_transfer_encoding,
+        sets_connection,
+        implementation,
     })
 }
 
@@ -220,19 +263,16 @@ impl HttpSampler {
         }
         let label = cx.label.clone();
         let method = self.method(cx, &label);
-        let (url, body) = match request::build_url(&self.spec, cx.user, &label, &method) {
+        let java = self.java_implementation(cx);
+        let (url, body) = match request::build_url(&self.spec, cx.user, &label, &method, java) {
             Ok(built) => built,
-            Err(message) => {
-                let mut result = new_result(cx, label);
-                result.is_http = true;
-                result.start_time = wall_clock_ms();
-                result.end_time = result.start_time;
-                let error = TransportError {
-                    class: "java.net.MalformedURLException",
-                    message,
-                };
-                response::fill_error(&mut result, &error);
-                return Some(result);
+            Err(failed) => {
+                let url = failed.url.map(|url| url.to_string());
+                let method = url.is_some().then_some(method);
+                // Without a URL, JMeter's sampler fails before it names its result:
+                // the row has an empty label (`HTTPSamplerBase.sample`).
+                let label = if url.is_some() { label } else { Arc::from("") };
+                return Some(failed_before_sending(cx, label, url, method, &failed.error));
             }
         };
         if url.scheme == "file" {
@@ -248,6 +288,10 @@ impl HttpSampler {
             return Some(result);
         }
         let url_text = url.to_string();
+        if let Err(error) = self.client_accepts(cx, &url, &url_text) {
+            let (url, method) = (Some(url_text), Some(method));
+            return Some(failed_before_sending(cx, label, url, method, &error));
+        }
         let hop = Hop {
             url: &url,
             url_text: &url_text,
@@ -300,10 +344,12 @@ impl HttpSampler {
             }
         }
         let method = self.method(cx, &label);
-        let request = match request::build_url(&self.spec, cx.user, &label, &method) {
+        let java = self.java_implementation(cx);
+        let request = match request::build_url(&self.spec, cx.user, &label, &method, java) {
             Ok((url, None)) => {
                 let text = url.to_string();
-                Some(Arc::new((method, url, text)))
+                let legal = url.scheme == "file" || self.client_accepts(cx, &url, &text).is_ok();
+                legal.then(|| Arc::new((method, url, text)))
             }
             _ => None,
         };
@@ -351,6 +397,12 @@ impl HttpSampler {
                 .unwrap_or_default(),
         };
         result.sampler_data = sampler_data(hop, &result.cookies);
+        if self.refuses_transfer_encoding(cx, hop) {
+            result.start_time = wall_clock_ms();
+            result.end_time = result.start_time;
+            response::fill_error(&mut result, &head::transfer_encoding_refused());
+            return result;
+        }
         let (connect_timeout, read_timeout) = match self.fixed_timeouts {
             Some(fixed) => fixed,
             None => self.timeouts(cx, &label),
@@ -369,7 +421,8 @@ impl HttpSampler {
             method: hop.method,
             head: head.as_bytes(),
             body: hop.body.map_or(&[][..], |b| &b.bytes[..]),
-            keep_alive: self.spec.keep_alive,
+            keep_alive: self.spec.keep_alive
+                && !(self.sets_connection && asks_to_close(&result.request_headers)),
             connect_timeout,
             read_timeout,
             verify_certificates: hop.url.scheme == "https" && verify_certificates(cx),
@@ -380,16 +433,16 @@ impl HttpSampler {
         let start_ms = wall_clock_ms();
         let started = Instant::now();
         let mut exchanged = {
-            let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
-            state.exchange(&out, started, self.http2).await
+            let (state, run) = cx.user.slot_and_run(HTTP_SLOT, UserHttp::default);
+            interruptible(state.exchange(&out, started, self.http2), run).await
         };
         // A Digest challenge is answered within the same sample, as HttpClient does.
         if let Some(answer) = self.digest_answer(cx, hop, &exchanged) {
             let (answered, request_headers, _) = self.request_head(cx, hop, Some(&answer));
             out.head = answered.as_bytes();
             result.request_headers = request_headers;
-            let state = cx.user.slot(HTTP_SLOT, UserHttp::default);
-            exchanged = state.exchange(&out, started, self.http2).await;
+            let (state, run) = cx.user.slot_and_run(HTTP_SLOT, UserHttp::default);
+            exchanged = interruptible(state.exchange(&out, started, self.http2), run).await;
         }
         let elapsed = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
         result.start_time = start_ms;
@@ -422,6 +475,33 @@ impl HttpSampler {
         result
     }
 
+    /// The checks HttpClient 4's implementation makes before sending: the URL must be a
+    /// `java.net.URI` (`URL.toURI`), and one with a host (an empty domain fails with
+    /// HttpClient's "URI does not specify a valid host name"). Java's implementation
+    /// sends the URL as it is.
+    fn client_accepts(
+        &self,
+        cx: &mut SampleContext<'_>,
+        url: &Url,
+        url_text: &str,
+    ) -> Result<(), TransportError> {
+        let refused = match uri_syntax::check(url_text) {
+            Err(message) => TransportError {
+                class: uri_syntax::URI_SYNTAX_EXCEPTION,
+                message,
+            },
+            Ok(()) if url.host.is_empty() => TransportError {
+                class: "org.apache.http.client.ClientProtocolException",
+                message: format!("URI does not specify a valid host name: {url_text}"),
+            },
+            Ok(()) => return Ok(()),
+        };
+        if self.java_implementation(cx) {
+            return Ok(());
+        }
+        Err(refused)
+    }
+
     /// The source address of the request, when the sampler sets one.
     async fn source_address(
         &self,
@@ -436,20 +516,20 @@ impl HttpSampler {
     }
 
     /// Whether the sampler runs as JMeter's `Java` implementation (its own field, the
-    /// defaults', else property `jmeter.httpsampler`): only error names differ here.
+    /// defaults', else property `jmeter.httpsampler`): error names, the URL check and
+    /// the POST form body differ.
     fn java_implementation(&self, cx: &mut SampleContext<'_>) -> bool {
-        let label = cx.label.clone();
-        let own = self.spec.implementation.eval(&mut cx.user.eval(&label));
-        let name = if own.trim().is_empty() {
-            cx.user
-                .run
-                .props
-                .get("jmeter.httpsampler")
-                .unwrap_or_default()
-        } else {
-            own
-        };
-        name.trim().eq_ignore_ascii_case("Java")
+        match self.implementation {
+            Implementation::Fixed { java } => java,
+            Implementation::Evaluated { default_java } => {
+                let label = cx.label.clone();
+                let own = self.spec.implementation.eval(&mut cx.user.eval(&label));
+                match own.trim() {
+                    "" => default_java,
+                    name => name.eq_ignore_ascii_case("Java"),
+                }
+            }
+        }
     }
 
     fn timeouts(
@@ -462,119 +542,6 @@ impl HttpSampler {
             timeout(&self.spec.connect_timeout.eval(&mut ev)),
             timeout(&self.spec.response_timeout.eval(&mut ev)),
         )
-    }
-
-    /// The request head in HttpClient 4's order: `Connection`, the Header Manager's
-    /// headers, `Cookie`, then what the client adds (`Authorization`, `Content-Length`,
-    /// `Content-Type`, `Host`, `User-Agent`) unless the plan set them. Returns the head,
-    /// the request headers as JMeter records them (all but `Cookie`) and the cookies.
-    fn request_head(
-        &self,
-        cx: &mut SampleContext<'_>,
-        hop: &Hop<'_>,
-        answer: Option<&str>,
-    ) -> (String, String, String) {
-        let label = cx.label.clone();
-        let mut headers: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::with_capacity(8);
-        let connection = if self.spec.keep_alive {
-            "keep-alive"
-        } else {
-            "close"
-        };
-        headers.push(("Connection".into(), connection.into()));
-        // A Cookie header set in a Header Manager is sent when the Cookie Manager has
-        // none to send, and shown as the sample's cookies either way.
-        let mut manager_cookie = String::new();
-        {
-            let mut ev = cx.user.eval(&label);
-            for (name, value) in &self.spec.headers {
-                let value = match value.as_literal() {
-                    Some(text) => Cow::Borrowed(text),
-                    None => Cow::Owned(value.eval(&mut ev)),
-                };
-                if name.eq_ignore_ascii_case("Cookie") {
-                    manager_cookie = value.into_owned();
-                } else if name.eq_ignore_ascii_case("Connection") {
-                    headers[0].1 = value;
-                } else {
-                    headers.push((name.as_str().into(), value));
-                }
-            }
-        }
-        // The Cache Manager's validators follow the Header Manager's headers.
-        if self
-            .cache(cx)
-            .is_some_and(|cache| cache.holds(hop.url_text))
-        {
-            let sent: Vec<(String, String)> = headers
-                .iter()
-                .map(|(n, v)| (n.to_string(), v.to_string()))
-                .collect();
-            if let Some(cache) = self.cache(cx) {
-                for (name, value) in cache.conditional_headers(hop.url_text, &sent) {
-                    headers.push((name.into(), value.into()));
-                }
-            }
-        }
-        let has = |headers: &[(Cow<'_, str>, Cow<'_, str>)], name: &str| {
-            headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
-        };
-        let mut cookie = self.cookie_header(cx, hop.url);
-        if cookie.is_empty() {
-            cookie = manager_cookie;
-        }
-        let authorization = match answer {
-            Some(answer) => Some(answer.to_string()),
-            None => self
-                .credentials(cx, hop.url)
-                .and_then(|c| auth::preemptive(&c)),
-        };
-        if let Some(auth) = authorization {
-            if !has(&headers, "Authorization") {
-                headers.push(("Authorization".into(), auth.into()));
-            }
-        }
-        if let Some(body) = hop.body {
-            headers.push(("Content-Length".into(), body.bytes.len().to_string().into()));
-            if let Some(content_type) = &body.content_type {
-                if !has(&headers, "Content-Type") {
-                    headers.push(("Content-Type".into(), content_type.as_str().into()));
-                }
-            }
-        }
-        let mut add_host = !has(&headers, "Host");
-        let client_agent = !has(&headers, "User-Agent");
-        if client_agent {
-            headers.push(("User-Agent".into(), USER_AGENT.into()));
-        }
-        let mut head = String::with_capacity(256);
-        head.push_str(hop.method);
-        head.push(' ');
-        head.push_str(&hop.url.path_and_query);
-        head.push_str(" HTTP/1.1\r\n");
-        let mut recorded = String::with_capacity(200);
-        let last = headers.len() - 1;
-        for (i, (name, value)) in headers.iter().enumerate() {
-            if i == 1 && !cookie.is_empty() {
-                push_header(&mut head, "Cookie", &cookie, "\r\n");
-            }
-            // HttpClient adds Host after the body headers and before its User-Agent.
-            if add_host && (i == last && client_agent) {
-                let host = hop.url.host_header();
-                push_header(&mut head, "Host", &host, "\r\n");
-                push_header(&mut recorded, "Host", &host, "\n");
-                add_host = false;
-            }
-            push_header(&mut head, name, value, "\r\n");
-            push_header(&mut recorded, name, value, "\n");
-        }
-        if add_host {
-            let host = hop.url.host_header();
-            push_header(&mut head, "Host", &host, "\r\n");
-            push_header(&mut recorded, "Host", &host, "\n");
-        }
-        head.push_str("\r\n");
-        (head, recorded, cookie)
     }
 
     /// The user's jar for the Cookie Manager in scope (see [`user_jar`]).
@@ -660,8 +627,7 @@ impl HttpSampler {
             .user
             .run
             .props
-            .get("cacheable_methods")
-            .unwrap_or_else(|| "GET".to_string())
+            .get_default("cacheable_methods", "GET")
             .split([' ', ','])
             .any(|m| m.eq_ignore_ascii_case(&result.http_method));
         let sent: Vec<(String, String)> = result
@@ -843,12 +809,58 @@ fn verify_certificates(cx: &SampleContext<'_>) -> bool {
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
 }
 
-/// Appends `name: value` and the line end.
-fn push_header(out: &mut String, name: &str, value: &str, end: &str) {
-    out.push_str(name);
-    out.push_str(": ");
-    out.push_str(value);
-    out.push_str(end);
+/// Ends the exchange when the run stops at once, as JMeter aborts the request in
+/// progress (`HTTPHC4Impl.interrupt`): the sample fails with the `SocketException` the
+/// aborted connection gives. Looking at the run's flag costs nothing per request; the
+/// user polls the sample once more after an immediate stop, and that poll ends it.
+async fn interruptible(
+    exchange: impl std::future::Future<Output = Result<client::Incoming, TransportError>>,
+    run: &crate::user_state::RunShared,
+) -> Result<client::Incoming, TransportError> {
+    let mut exchange = std::pin::pin!(exchange);
+    std::future::poll_fn(|task| {
+        if run.interrupting() {
+            return std::task::Poll::Ready(Err(TransportError {
+                class: "java.net.SocketException",
+                message: "Socket closed".to_string(),
+            }));
+        }
+        exchange.as_mut().poll(task)
+    })
+    .await
+}
+
+/// Whether recorded request headers (`name: value` lines) hold `Connection: close`.
+fn asks_to_close(request_headers: &str) -> bool {
+    request_headers.lines().any(|line| {
+        line.split_once(':').is_some_and(|(name, value)| {
+            name.trim().eq_ignore_ascii_case("Connection")
+                && value
+                    .split(',')
+                    .any(|token| token.trim().eq_ignore_ascii_case("close"))
+        })
+    })
+}
+
+/// A sample that failed before a request was sent: at the current time, taking no time,
+/// with the URL and method when JMeter had made them.
+fn failed_before_sending(
+    cx: &mut SampleContext<'_>,
+    label: Arc<str>,
+    url: Option<String>,
+    method: Option<String>,
+    error: &TransportError,
+) -> SampleResult {
+    let mut result = new_result(cx, label);
+    result.is_http = true;
+    result.url = url;
+    if let Some(method) = method {
+        result.http_method = method;
+    }
+    result.start_time = wall_clock_ms();
+    result.end_time = result.start_time;
+    response::fill_error(&mut result, error);
+    result
 }
 
 /// The exception Java's `HttpURLConnection` throws where HttpClient 4 throws `error`.

@@ -5,8 +5,7 @@
 //!   values are form-URL-encoded (space → `+`) only when `always_encode` is on.
 //! * POST, PUT and PATCH (and GET-like methods in Body Data mode) carry a body: the
 //!   argument values concatenated (Body Data, or all names empty), a single unnamed
-//!   file, multipart, or a form body. A form body first URL-decodes values that are not
-//!   `always_encode`, then encodes everything, as HttpClient's form entity does.
+//!   file, multipart, or a form body ([`form`] has the rules of each implementation).
 //! * Without a Content-Type from a Header Manager, HttpClient 4 derives one from the
 //!   body: `text/plain; charset=<enc>` for raw bodies,
 //!   `application/x-www-form-urlencoded; charset=<enc>` for forms, and
@@ -16,7 +15,9 @@ use std::path::Path;
 
 use rand::Rng;
 
+use super::client::TransportError;
 use super::config::HttpSpec;
+use super::form::{self, form_encode};
 use super::url::Url;
 use crate::user_state::UserState;
 
@@ -59,10 +60,6 @@ fn eval_args(spec: &HttpSpec, user: &mut UserState, label: &str) -> Vec<Arg> {
         .collect()
 }
 
-fn form_encode(text: &str) -> String {
-    form_urlencoded::byte_serialize(text.as_bytes()).collect()
-}
-
 /// The query string JMeter builds from the named arguments.
 fn query_string(args: &[Arg]) -> String {
     let mut out = String::new();
@@ -87,14 +84,35 @@ fn query_string(args: &[Arg]) -> String {
     out
 }
 
+/// Why a request could not be made.
+pub struct RequestError {
+    pub error: TransportError,
+    /// The URL, when the failure came after it was made (JMeter then records it).
+    pub url: Option<Url>,
+}
+
+impl RequestError {
+    fn malformed_url(message: String) -> RequestError {
+        RequestError {
+            error: TransportError {
+                class: "java.net.MalformedURLException",
+                message,
+            },
+            url: None,
+        }
+    }
+}
+
 /// The URL of the sample: a full URL in the path wins; otherwise protocol, host, port
-/// and path, plus the query string for GET-like methods.
+/// and path, plus the query string for GET-like methods. `java` is JMeter's Java
+/// implementation, whose POST form body keeps raw values.
 pub fn build_url(
     spec: &HttpSpec,
     user: &mut UserState,
     label: &str,
     method: &str,
-) -> Result<(Url, Option<Body>), String> {
+    java: bool,
+) -> Result<(Url, Option<Body>), RequestError> {
     let args = eval_args(spec, user, label);
     let (path, domain, port, protocol) = {
         let mut cx = user.eval(label);
@@ -107,18 +125,41 @@ pub fn build_url(
     };
     let raw_body =
         spec.post_body_raw || (!args.is_empty() && args.iter().all(|a| a.name.is_empty()));
-    let (mut url, full_url_path) = base_url(&path, &domain, &port, &protocol)?;
+    let (mut url, full_url_path) =
+        base_url(&path, &domain, &port, &protocol).map_err(RequestError::malformed_url)?;
     if is_query_method(method) && !full_url_path && !raw_body {
         let query = query_string(&args);
         url.append_query(&query);
     }
     let body = if is_body_method(method) || (raw_body && !args.is_empty()) {
         let encoding = content_encoding(spec, user, label);
-        Some(build_body(spec, user, label, &args, raw_body, &encoding)?)
+        let form = if java && method == "POST" {
+            FormRules::JavaQueryString
+        } else {
+            FormRules::HttpClient
+        };
+        // JMeter makes the body (reads files, decodes form values) once the URL is
+        // made, so a failure here is recorded with the URL and the sampler's name.
+        match build_body(spec, user, label, &args, raw_body, &encoding, form) {
+            Ok(body) => Some(body),
+            Err(error) => {
+                return Err(RequestError {
+                    error,
+                    url: Some(url),
+                })
+            }
+        }
     } else {
         None
     };
     Ok((url, body))
+}
+
+/// How a form body is written (see [`form`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FormRules {
+    HttpClient,
+    JavaQueryString,
 }
 
 /// The URL from the sampler fields, without query arguments; true when the path was a
@@ -137,12 +178,13 @@ fn base_url(path: &str, domain: &str, port: &str, protocol: &str) -> Result<(Url
     } else {
         protocol.trim().to_ascii_lowercase()
     };
-    let port: u16 = match port.trim() {
-        "" | "0" => 0,
-        text => text
-            .parse()
-            .map_err(|_| format!("For input string: \"{text}\""))?,
-    };
+    // Java's URL knows these protocols and no others.
+    const KNOWN: [&str; 7] = ["http", "https", "file", "ftp", "jar", "mailto", "jrt"];
+    if !KNOWN.contains(&protocol.as_str()) {
+        return Err(format!("unknown protocol: {protocol}"));
+    }
+    // A port that is not a number counts as none (`getPortIfSpecified`).
+    let port: u16 = port.trim().parse().unwrap_or(0);
     Ok((
         Url::from_parts(&protocol, domain.trim(), port, &path),
         false,
@@ -183,7 +225,8 @@ fn build_body(
     args: &[Arg],
     raw_body: bool,
     encoding: &str,
-) -> Result<Body, String> {
+    rules: FormRules,
+) -> Result<Body, TransportError> {
     let files: Vec<(String, String, String)> = {
         let mut cx = user.eval(label);
         spec.files
@@ -202,7 +245,7 @@ fn build_body(
     }
     if args.is_empty() && files.len() == 1 {
         let (path, _, mime) = &files[0];
-        let bytes = std::fs::read(path).map_err(|e| format!("{path} ({e})"))?;
+        let bytes = std::fs::read(path).map_err(|e| unreadable(path, &e))?;
         return Ok(Body {
             bytes,
             shown: "<actual file content, not shown here>".into(),
@@ -226,28 +269,49 @@ fn build_body(
             content_type: Some(format!("text/plain; charset={encoding}")),
         });
     }
-    let mut form = form_urlencoded::Serializer::new(String::new());
-    for arg in args.iter().filter(|a| !a.name.is_empty()) {
-        if arg.always_encode {
-            form.append_pair(&arg.name, &arg.value);
-        } else {
-            let decode = |s: &str| -> String {
-                form_urlencoded::parse(format!("x={s}").as_bytes())
-                    .next()
-                    .map(|(_, v)| v.into_owned())
-                    .unwrap_or_default()
-            };
-            form.append_pair(&decode(&arg.name), &decode(&arg.value));
+    let (text, content_type) = match rules {
+        FormRules::HttpClient => {
+            let named = args.iter().filter(|a| !a.name.is_empty());
+            let text = form::httpclient_body(
+                named.map(|a| (a.name.as_str(), a.value.as_str(), a.always_encode)),
+            )
+            .map_err(|message| TransportError {
+                class: form::ILLEGAL_ARGUMENT,
+                message,
+            })?;
+            let content_type = format!("application/x-www-form-urlencoded; charset={encoding}");
+            (text, content_type)
         }
-    }
-    let text = form.finish();
+        // The type `HttpURLConnection` gives a POST body that has none.
+        FormRules::JavaQueryString => (
+            query_string(args),
+            "application/x-www-form-urlencoded".to_string(),
+        ),
+    };
     Ok(Body {
         bytes: text.clone().into_bytes(),
         shown: text,
-        content_type: Some(format!(
-            "application/x-www-form-urlencoded; charset={encoding}"
-        )),
+        content_type: Some(content_type),
     })
+}
+
+/// An unreadable file to send, as Java's `FileNotFoundException` names it:
+/// `upload.csv (No such file or directory)`.
+fn unreadable(path: &str, err: &std::io::Error) -> TransportError {
+    let reason = match err.kind() {
+        std::io::ErrorKind::NotFound => "No such file or directory".to_string(),
+        _ => {
+            let text = err.to_string();
+            match text.rfind(" (os error ") {
+                Some(at) => text[..at].to_string(),
+                None => text,
+            }
+        }
+    };
+    TransportError {
+        class: "java.io.FileNotFoundException",
+        message: format!("{path} ({reason})"),
+    }
 }
 
 /// A multipart body as HttpClient 4's builder writes it (RFC 6532 mode, or "browser
@@ -258,7 +322,7 @@ fn multipart(
     args: &[Arg],
     files: &[(String, String, String)],
     encoding: &str,
-) -> Result<Body, String> {
+) -> Result<Body, TransportError> {
     let boundary = boundary(user);
     let lax = spec.browser_compatible_multipart;
     let mut bytes = Vec::new();
@@ -281,7 +345,7 @@ fn multipart(
         }
     }
     for (path, param, mime) in files {
-        let content = std::fs::read(path).map_err(|e| format!("{path} ({e})"))?;
+        let content = std::fs::read(path).map_err(|e| unreadable(path, &e))?;
         let file_name = Path::new(path)
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -346,6 +410,17 @@ mod tests {
             arg("", "ignored", true),
         ];
         assert_eq!(query_string(&args), "a+b=c+d&x=y z");
+    }
+
+    #[test]
+    fn a_port_that_is_no_number_is_none_and_unknown_protocols_are_refused() {
+        let (url, _) = base_url("/x", "h", "port", "http").unwrap();
+        assert_eq!(url.to_string(), "http://h/x");
+        assert_eq!(
+            base_url("/x", "h", "", "htp").err().as_deref(),
+            Some("unknown protocol: htp")
+        );
+        assert!(base_url("/x", "h", "", "HTTPS").is_ok());
     }
 
     #[test]

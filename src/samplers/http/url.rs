@@ -93,14 +93,27 @@ impl Url {
         }
     }
 
-    /// The `Host` header value: the port only when not the default.
+    /// The `Host` header value HttpClient derives from the URL: the port whenever the
+    /// URL names one, even the scheme's default (`http://h:80/` sends `Host: h:80`).
     pub fn host_header(&self) -> String {
-        let port = self.effective_port();
-        if port == default_port(&self.scheme) {
+        if self.port == 0 {
             self.host.clone()
         } else {
-            let port = itoa::Buffer::new().format(port).to_owned();
+            let port = itoa::Buffer::new().format(self.port).to_owned();
             [self.host.as_str(), ":", &port].concat()
+        }
+    }
+
+    /// The `Host` header JMeter sends for a Header Manager's `Host: value`: the value's
+    /// own port, else the URL's, dropped when it is the scheme's default
+    /// (`HTTPHC4Impl.setConnectionHeaders`).
+    pub fn host_header_from(&self, value: &str) -> String {
+        let explicit = (self.port != 0).then_some(self.port);
+        let port = port_of_host_value(value).or(explicit);
+        let name = strip_port(value);
+        match port {
+            Some(port) if port != default_port(&self.scheme) => format!("{name}:{port}"),
+            _ => name.to_string(),
         }
     }
 
@@ -138,7 +151,9 @@ impl std::fmt::Display for Url {
         // Plain writes: every sample prints its URL, and `write!` costs more than the text.
         f.write_str(&self.scheme)?;
         f.write_str(":")?;
-        if self.scheme != "file" || !self.host.is_empty() {
+        // As Java's `URL.toExternalForm`: `//` and the authority only when there is one
+        // (an empty domain makes `http:/path`).
+        if !self.host.is_empty() || self.port != 0 {
             f.write_str("//")?;
             f.write_str(&self.host)?;
             if self.port != 0 {
@@ -147,6 +162,28 @@ impl std::fmt::Display for Url {
             }
         }
         f.write_str(&self.path_and_query)
+    }
+}
+
+/// The port a `Host` value ends with: its last `:`-separated part when that is all
+/// digits (`[::1]` has none; `h:` has none).
+fn port_of_host_value(value: &str) -> Option<u16> {
+    let mut parts: Vec<&str> = value.split(':').collect();
+    // Java's `split` drops trailing empty parts.
+    while parts.last().is_some_and(|p| p.is_empty()) {
+        parts.pop();
+    }
+    match parts.as_slice() {
+        [_, .., last] if last.bytes().all(|b| b.is_ascii_digit()) => last.parse().ok(),
+        _ => None,
+    }
+}
+
+/// The value without a trailing `:digits`.
+fn strip_port(value: &str) -> &str {
+    match value.rsplit_once(':') {
+        Some((name, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => name,
+        _ => value,
     }
 }
 
@@ -170,6 +207,36 @@ mod tests {
             Url::from_parts("http", "h", 8081, "/").to_string(),
             "http://h:8081/"
         );
+    }
+
+    #[test]
+    fn an_empty_domain_has_no_authority_as_in_java() {
+        assert_eq!(
+            Url::from_parts("https", "", 0, "/start.html").to_string(),
+            "https:/start.html"
+        );
+        assert_eq!(
+            Url::from_parts("http", "", 8080, "/a").to_string(),
+            "http://:8080/a"
+        );
+    }
+
+    #[test]
+    fn host_headers_follow_httpclient_and_jmeter() {
+        let explicit = Url::parse("http://h:80/").unwrap();
+        assert_eq!(explicit.host_header(), "h:80");
+        assert_eq!(Url::from_parts("http", "h", 80, "/").host_header(), "h");
+        let url = Url::from_parts("http", "h", 8080, "/");
+        assert_eq!(url.host_header_from("example.test"), "example.test:8080");
+        assert_eq!(
+            url.host_header_from("example.test:9999"),
+            "example.test:9999"
+        );
+        assert_eq!(url.host_header_from("example.test:80"), "example.test");
+        let default = Url::from_parts("https", "h", 443, "/");
+        assert_eq!(default.host_header_from("example.test"), "example.test");
+        assert_eq!(default.host_header_from("[::1]"), "[::1]");
+        assert_eq!(default.host_header_from("[::1]:8443"), "[::1]:8443");
     }
 
     #[test]

@@ -1,0 +1,171 @@
+//! The head of an HTTP/1.1 request as JMeter's HttpClient 4 implementation sends it:
+//! `Connection` first, then the Header Manager's headers with JMeter's rules (no
+//! `Content-Length`; `Host` with the URL's port; a `Connection` beside JMeter's own),
+//! `Cookie`, then what HttpClient computes itself (`Authorization`, `Content-Length`,
+//! `Content-Type`, `Host`, `User-Agent`) unless the plan set them.
+//!
+//! HttpClient also refuses, before sending anything, a request with a body whose head
+//! already holds `Transfer-Encoding`; [`HttpSampler::refuses_transfer_encoding`] tells.
+
+use std::borrow::Cow;
+
+use super::client::TransportError;
+use super::{auth, Hop, HttpSampler, USER_AGENT};
+use crate::plan::SampleContext;
+
+impl HttpSampler {
+    /// Whether HttpClient 4 refuses the request before sending it: its `RequestContent`
+    /// step will not compute the framing of a request that carries an entity (POST, PUT,
+    /// PATCH, DELETE, or any body) when a `Transfer-Encoding` header is there already.
+    /// A body-less GET goes out with the header, as in JMeter.
+    pub(super) fn refuses_transfer_encoding(
+        &self,
+        cx: &mut SampleContext<'_>,
+        hop: &Hop<'_>,
+    ) -> bool {
+        self.sets_transfer_encoding
+            && !self.http2
+            && (hop.body.is_some() || matches!(hop.method, "POST" | "PUT" | "PATCH" | "DELETE"))
+            && !self.java_implementation(cx)
+    }
+
+    /// The request head in HttpClient 4's order: `Connection`, the Header Manager's
+    /// headers (but `Content-Length`; `Host` with JMeter's port rule), `Cookie`, then what
+    /// the client adds (`Authorization`, `Content-Length`, `Content-Type`, `Host`,
+    /// `User-Agent`) unless the plan set them. Returns the head, the request headers as
+    /// JMeter records them (all but `Cookie`) and the cookies.
+    pub(super) fn request_head(
+        &self,
+        cx: &mut SampleContext<'_>,
+        hop: &Hop<'_>,
+        answer: Option<&str>,
+    ) -> (String, String, String) {
+        let label = cx.label.clone();
+        let mut headers: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::with_capacity(8);
+        let connection = if self.spec.keep_alive {
+            "keep-alive"
+        } else {
+            "close"
+        };
+        headers.push(("Connection".into(), connection.into()));
+        // A Cookie header set in a Header Manager is sent when the Cookie Manager has
+        // none to send, and shown as the sample's cookies either way.
+        let mut manager_cookie = String::new();
+        {
+            let mut ev = cx.user.eval(&label);
+            for (name, value) in &self.spec.headers {
+                // HttpClient computes Content-Length from the body; JMeter never lets a
+                // Header Manager set it (a stale recorded value would make the server
+                // wait for bytes that never come).
+                if name.eq_ignore_ascii_case("Content-Length") {
+                    continue;
+                }
+                let value = match value.as_literal() {
+                    Some(text) => Cow::Borrowed(text),
+                    None => Cow::Owned(value.eval(&mut ev)),
+                };
+                if name.eq_ignore_ascii_case("Cookie") {
+                    manager_cookie = value.into_owned();
+                } else if name.eq_ignore_ascii_case("Host") {
+                    let host = hop.url.host_header_from(&value);
+                    headers.push((name.as_str().into(), host.into()));
+                } else {
+                    // A `Connection` header is added beside JMeter's own, as HttpClient's
+                    // `addHeader` does: both go out.
+                    headers.push((name.as_str().into(), value));
+                }
+            }
+        }
+        // The Cache Manager's validators follow the Header Manager's headers.
+        if self
+            .cache(cx)
+            .is_some_and(|cache| cache.holds(hop.url_text))
+        {
+            let sent: Vec<(String, String)> = headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect();
+            if let Some(cache) = self.cache(cx) {
+                for (name, value) in cache.conditional_headers(hop.url_text, &sent) {
+                    headers.push((name.into(), value.into()));
+                }
+            }
+        }
+        let has = |headers: &[(Cow<'_, str>, Cow<'_, str>)], name: &str| {
+            headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
+        };
+        let mut cookie = self.cookie_header(cx, hop.url);
+        if cookie.is_empty() {
+            cookie = manager_cookie;
+        }
+        let authorization = match answer {
+            Some(answer) => Some(answer.to_string()),
+            None => self
+                .credentials(cx, hop.url)
+                .and_then(|c| auth::preemptive(&c)),
+        };
+        if let Some(auth) = authorization {
+            if !has(&headers, "Authorization") {
+                headers.push(("Authorization".into(), auth.into()));
+            }
+        }
+        if let Some(body) = hop.body {
+            headers.push(("Content-Length".into(), body.bytes.len().to_string().into()));
+            if let Some(content_type) = &body.content_type {
+                if !has(&headers, "Content-Type") {
+                    headers.push(("Content-Type".into(), content_type.as_str().into()));
+                }
+            }
+        }
+        let mut add_host = !has(&headers, "Host");
+        let client_agent = !has(&headers, "User-Agent");
+        if client_agent {
+            headers.push(("User-Agent".into(), USER_AGENT.into()));
+        }
+        let mut head = String::with_capacity(256);
+        head.push_str(hop.method);
+        head.push(' ');
+        head.push_str(&hop.url.path_and_query);
+        head.push_str(" HTTP/1.1\r\n");
+        let mut recorded = String::with_capacity(200);
+        let last = headers.len() - 1;
+        for (i, (name, value)) in headers.iter().enumerate() {
+            if i == 1 && !cookie.is_empty() {
+                push_header(&mut head, "Cookie", &cookie, "\r\n");
+            }
+            // HttpClient adds Host after the body headers and before its User-Agent.
+            if add_host && (i == last && client_agent) {
+                let host = hop.url.host_header();
+                push_header(&mut head, "Host", &host, "\r\n");
+                push_header(&mut recorded, "Host", &host, "\n");
+                add_host = false;
+            }
+            push_header(&mut head, name, value, "\r\n");
+            push_header(&mut recorded, name, value, "\n");
+        }
+        if add_host {
+            let host = hop.url.host_header();
+            push_header(&mut head, "Host", &host, "\r\n");
+            push_header(&mut recorded, "Host", &host, "\n");
+        }
+        head.push_str("\r\n");
+        (head, recorded, cookie)
+    }
+}
+
+/// HttpClient's `ClientProtocolException` wrapping "Transfer-encoding header already
+/// present": it takes its cause without a message, so JMeter shows `null`.
+pub(super) fn transfer_encoding_refused() -> TransportError {
+    TransportError {
+        class: "org.apache.http.client.ClientProtocolException",
+        message: "null".to_string(),
+    }
+}
+
+/// Appends `name: value` and the line end.
+fn push_header(out: &mut String, name: &str, value: &str, end: &str) {
+    out.push_str(name);
+    out.push_str(": ");
+    out.push_str(value);
+    out.push_str(end);
+}
