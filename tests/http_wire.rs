@@ -165,6 +165,13 @@ fn the_java_implementation_posts_raw_values() {
         .header_lines()
         .contains(&"Content-Type: application/x-www-form-urlencoded"));
     assert!(post.header_lines().contains(&"Content-Length: 31"));
+    // HttpURLConnection's default Accept, which servers negotiating content read.
+    assert!(
+        post.header_lines()
+            .contains(&"Accept: text/html, image/gif, image/jpeg, */*; q=0.2"),
+        "{}",
+        post.head
+    );
     assert_eq!(code_message(&jtl, "POST Java implementation").0, "200");
 }
 

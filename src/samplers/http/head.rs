@@ -2,7 +2,8 @@
 //! `Connection` first, then the Header Manager's headers with JMeter's rules (no
 //! `Content-Length`; `Host` with the URL's port; a `Connection` beside JMeter's own),
 //! `Cookie`, then what HttpClient computes itself (`Authorization`, `Content-Length`,
-//! `Content-Type`, `Host`, `User-Agent`) unless the plan set them.
+//! `Content-Type`, `Host`, `User-Agent`) unless the plan set them. The Java
+//! implementation adds `HttpURLConnection`'s default `Accept`.
 //!
 //! HttpClient also refuses, before sending anything, a request with a body whose head
 //! already holds `Transfer-Encoding`; [`HttpSampler::refuses_transfer_encoding`] tells.
@@ -117,6 +118,12 @@ impl HttpSampler {
                 }
             }
         }
+        // Java's HttpURLConnection (the Java implementation) asks for any content type
+        // unless told otherwise; servers that negotiate on Accept answer it as they
+        // answer JMeter.
+        if !has(&headers, "Accept") && self.java_implementation(cx) {
+            headers.push(("Accept".into(), JAVA_DEFAULT_ACCEPT.into()));
+        }
         let mut add_host = !has(&headers, "Host");
         let client_agent = !has(&headers, "User-Agent");
         if client_agent {
@@ -152,6 +159,10 @@ impl HttpSampler {
         (head, recorded, cookie)
     }
 }
+
+/// The `Accept` header Java's `HttpURLConnection` sends when the request has none (Java 9
+/// and later).
+const JAVA_DEFAULT_ACCEPT: &str = "text/html, image/gif, image/jpeg, */*; q=0.2";
 
 /// HttpClient's `ClientProtocolException` wrapping "Transfer-encoding header already
 /// present": it takes its cause without a message, so JMeter shows `null`.
