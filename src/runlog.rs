@@ -39,6 +39,14 @@ pub fn write(level: &str, message: &str) {
     }
 }
 
+/// Writes one line to the run log when there is one, and nowhere otherwise: for a
+/// message already shown on the console.
+pub fn file_only(level: &str, message: &str) {
+    if FILE.get().is_some() {
+        write(level, message);
+    }
+}
+
 pub fn info(message: &str) {
     write("INFO", message);
 }

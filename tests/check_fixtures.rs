@@ -37,9 +37,12 @@ fn check_lists_unsupported_elements_with_paths_and_exits_2() {
     let ftp = listed(&stdout, "Test Plan › Users › Fetch [FTPSampler]");
     assert!(ftp.trim_start().starts_with("unsupported"), "{ftp}");
     assert!(ftp.contains("unsupported.jmx:22:9"), "{ftp}");
-    let backend = listed(&stdout, "Test Plan › InfluxDB [BackendListener]");
-    assert!(backend.trim_start().starts_with("unsupported"), "{backend}");
-    assert!(backend.contains("unsupported.jmx:35:7"), "{backend}");
+    let writer = listed(
+        &stdout,
+        "Test Plan › Columns [kg.apc.jmeter.reporters.FlexibleFileWriter]",
+    );
+    assert!(writer.trim_start().starts_with("unsupported"), "{writer}");
+    assert!(writer.contains("unsupported.jmx:35:7"), "{writer}");
     let debug = listed(&stdout, "Test Plan › Users › Debug [DebugSampler]");
     assert!(debug.trim_start().starts_with("supported"), "{debug}");
     assert!(

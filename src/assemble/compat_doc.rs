@@ -186,10 +186,10 @@ mod tests {
             .find(|l| l.contains("`FTPSampler`"))
             .expect("FTP row");
         assert!(ftp.contains("unsupported, refuses the run"), "{ftp}");
-        let backend = doc
+        let graphs = doc
             .lines()
-            .find(|l| l.contains("`BackendListener`"))
-            .expect("Backend Listener row");
-        assert!(backend.contains("unsupported, warning"), "{backend}");
+            .find(|l| l.contains("`kg.apc.jmeter.listener.GraphsGeneratorListener`"))
+            .expect("Graphs Generator row");
+        assert!(graphs.contains("unsupported, warning"), "{graphs}");
     }
 }

@@ -14,6 +14,7 @@
 //! levels from the thread group down to the sampler's own children are combined:
 //! pre-processors, post-processors and assertions outermost first, config innermost first.
 
+mod backend;
 pub mod compat_doc;
 
 use std::collections::HashMap;
@@ -80,6 +81,7 @@ pub fn build_with_properties(
         next_id: 0,
         listeners: Vec::new(),
         auto_stops: Vec::new(),
+        backend_listeners: Vec::new(),
         variables: Vec::new(),
         group_iteration: Vec::new(),
         group_numbers: [0; 3],
@@ -100,6 +102,7 @@ struct Builder<'f> {
     next_id: usize,
     listeners: Vec<ListenerSpec>,
     auto_stops: Vec<AutoStopSpec>,
+    backend_listeners: Vec<BackendListenerSpec>,
     variables: Vec<Vec<(String, Template)>>,
     /// Iteration listeners of the thread group being built, wherever they sit in it.
     group_iteration: Vec<Arc<dyn IterationListener>>,
@@ -239,6 +242,7 @@ impl<'f> Builder<'f> {
             teardown_groups: Vec::new(),
             listeners: Vec::new(),
             auto_stops: Vec::new(),
+            backend_listeners: Vec::new(),
         };
         for other in tree.roots.iter().filter(|e| e.class != "TestPlan") {
             let path = path_join("", other);
@@ -304,6 +308,7 @@ impl<'f> Builder<'f> {
         }
         plan.listeners = std::mem::take(&mut self.listeners);
         plan.auto_stops = std::mem::take(&mut self.auto_stops);
+        plan.backend_listeners = std::mem::take(&mut self.backend_listeners);
         plan.variables = std::mem::take(&mut self.variables);
         plan
     }
@@ -591,6 +596,12 @@ impl<'f> Builder<'f> {
                 if let Some(spec) = auto_stop_spec(&mut cx) {
                     level.listeners.push(spec.id);
                     self.auto_stops.push(spec);
+                }
+            }
+            Some(Family::Listener) if class == "BackendListener" => {
+                if let Some(spec) = backend::spec(&mut cx) {
+                    level.listeners.push(spec.id);
+                    self.backend_listeners.push(spec);
                 }
             }
             Some(Family::Listener) => {

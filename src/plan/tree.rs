@@ -27,6 +27,8 @@ pub struct TestPlan {
     pub listeners: Vec<ListenerSpec>,
     /// jp@gc AutoStop Listeners.
     pub auto_stops: Vec<AutoStopSpec>,
+    /// Backend Listeners whose client jmxr runs.
+    pub backend_listeners: Vec<BackendListenerSpec>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -240,6 +242,22 @@ pub struct AutoStopSpec {
     /// `avg_response_time`, `avg_response_time_length`, `avg_response_latency`,
     /// `avg_response_latency_length`, `error_rate`, `error_rate_length`.
     pub values: [Template; 6],
+}
+
+/// The Backend Listener clients jmxr runs, by the class names plans give them.
+pub const INFLUXDB_CLIENT: &str =
+    "org.apache.jmeter.visualizers.backend.influxdb.InfluxdbBackendListenerClient";
+pub const GRAPHITE_CLIENT: &str =
+    "org.apache.jmeter.visualizers.backend.graphite.GraphiteBackendListenerClient";
+
+/// A Backend Listener: its listener id, client class and parameters, evaluated when
+/// the run starts.
+#[derive(Debug, Clone)]
+pub struct BackendListenerSpec {
+    pub id: usize,
+    pub path: Arc<str>,
+    pub classname: String,
+    pub arguments: Vec<(String, Template)>,
 }
 
 /// A Result Collector that writes a file.

@@ -12,6 +12,7 @@ mod aggregate_graphs_buckets;
 mod aggregate_graphs_custom;
 mod aggregate_keys;
 mod autostop;
+mod backend;
 mod bus;
 mod csv;
 
@@ -26,6 +27,7 @@ mod xml;
 pub use aggregate::{AggregateSettings, Aggregator, ApdexThresholds, Observation, Summary, TOTAL};
 pub use aggregate_graphs::{graphs, Graph, Page, XAxis};
 pub use autostop::{AutoStop, AutoStopLimits, StopRun};
+pub use backend::{BackendConfig, BackendSink, Parameters as BackendParameters};
 pub use bus::{PendingSamples, ResultsBus, SampleEvent, Sink, BUS_CAPACITY};
 pub use csv::{csv_header, quote, write_csv_row, write_csv_sample};
 pub use jtl_file::{Collector, JtlFileSink, JtlFiles, JtlSink};

@@ -5,6 +5,7 @@
 
 pub mod batch;
 
+pub mod services;
 pub mod sockets;
 
 use std::path::{Path, PathBuf};
