@@ -51,6 +51,12 @@ pub struct RawArgs {
     pub report_out: Option<PathBuf>,
     /// `mirror-server`: host and port to listen on.
     pub mirror: Option<(String, u16)>,
+    /// `--criteria TEXT` (repeatable) and `--criteria-file FILE`: pass/fail criteria.
+    pub criteria: Vec<String>,
+    pub criteria_files: Vec<PathBuf>,
+    /// `--junit FILE`: the verdicts as JUnit XML; `--junit-per-label` adds each label.
+    pub junit: Option<PathBuf>,
+    pub junit_per_label: bool,
 }
 
 /// What to do.
@@ -94,6 +100,11 @@ pub struct RunConfig {
     pub report_dir: Option<PathBuf>,
     /// `--mirror-server PORT`: the built-in HTTP mirror on 127.0.0.1 for the run's length.
     pub mirror_port: Option<u16>,
+    /// Pass/fail criteria, judged live and at the end.
+    pub criteria: Vec<crate::results::Criterion>,
+    pub junit: Option<PathBuf>,
+    /// Judge each label by every criterion that names none.
+    pub junit_per_label: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -238,6 +249,17 @@ fn parse_long(
     };
     match name {
         "skip-unsupported" => raw.skip_unsupported = true,
+        "junit-per-label" => raw.junit_per_label = true,
+        "criteria" | "criteria-file" | "junit" => {
+            let value = inline
+                .or_else(|| args.next())
+                .ok_or_else(|| CliError::Usage(format!("--{name} needs a value")))?;
+            match name {
+                "criteria" => raw.criteria.push(value),
+                "criteria-file" => raw.criteria_files.push(PathBuf::from(value)),
+                _ => raw.junit = Some(PathBuf::from(value)),
+            }
+        }
         "mirror-server" => {
             let value = inline
                 .or_else(|| args.next())
@@ -361,6 +383,8 @@ impl RawArgs {
                 CliError::Usage("Non-GUI runs require a test plan (-t plan.jmx)".into())
             })?;
         let report_dir = self.report_dir()?;
+        let criteria =
+            super::criteria::read(&self.criteria, &self.criteria_files).map_err(CliError::Usage)?;
         Ok(Command::Run(RunConfig {
             plan,
             jtl: self.jtl,
@@ -371,6 +395,9 @@ impl RawArgs {
             seed: self.seed,
             report_dir,
             mirror_port: self.mirror_port,
+            criteria,
+            junit: self.junit,
+            junit_per_label: self.junit_per_label,
         }))
     }
 
@@ -489,6 +516,11 @@ jmxr options:
   --skip-unsupported            run even when the plan holds elements jmxr cannot execute
   --seed N                      make random timers, controllers and functions reproducible
   --mirror-server PORT          serve the built-in HTTP mirror on 127.0.0.1:PORT while the plan runs
+  --criteria TEXT               a pass/fail criterion in Taurus' syntax, e.g. 'p95>300ms' or
+                                'avg-rt of Log in>150ms for 10s, stop as failed' (repeatable)
+  --criteria-file FILE          pass/fail criteria, one a line
+  --junit FILE                  write the criteria's verdicts as JUnit XML
+  --junit-per-label             also judge each label by every criterion that names none
   -Jjmxr.report.exact_percentiles=true
                                 dashboard percentiles over every sample instead of JMeter's
                                 20,000-sample window (jmeter.reportgenerator.statistic_window)
@@ -501,6 +533,8 @@ Exit codes:
   1  bad input: command line, plan file, property file
   2  the plan holds unsupported elements (listed), or `check` found some
   3  the run was stopped by Ctrl-C or SIGTERM
+  4  a jp@gc AutoStop Listener stopped the run
+  5  a pass/fail criterion failed
 ";
 
 #[cfg(test)]

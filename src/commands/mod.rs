@@ -7,6 +7,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod criteria;
 pub mod migrate;
 pub mod run;
 pub mod udp_receiver;

@@ -21,8 +21,9 @@ use crate::jmx;
 use crate::plan;
 use crate::plan::Severity;
 use crate::results::{
-    AutoStop, AutoStopLimits, BackendConfig, BackendParameters, BackendSink, Collector, JtlFiles,
-    ResultsBus, SampleEvent, SaveConfig, Sink, StopRun, Summariser, SystemClock, BUS_CAPACITY,
+    AutoStop, AutoStopLimits, BackendConfig, BackendParameters, BackendSink, Collector,
+    CriteriaSink, JtlFiles, ResultsBus, SampleEvent, SaveConfig, Sink, StopRun, Summariser,
+    SystemClock, Verdicts, BUS_CAPACITY,
 };
 use crate::runlog;
 use crate::user_state::in_flight::{describe, seconds};
@@ -44,6 +45,8 @@ pub enum Outcome {
     Interrupted,
     /// Stopped by an AutoStop Listener's condition.
     AutoStopped,
+    /// A pass/fail criterion written `as failed` was met.
+    CriteriaFailed,
 }
 
 impl Outcome {
@@ -54,6 +57,7 @@ impl Outcome {
             Outcome::Unsupported => 2,
             Outcome::Interrupted => 3,
             Outcome::AutoStopped => 4,
+            Outcome::CriteriaFailed => 5,
         }
     }
 }
@@ -139,13 +143,18 @@ pub async fn run(config: RunConfig) -> Outcome {
             .unwrap_or_else(|| PathBuf::from(".")),
     };
     let shared = Arc::new(RunShared::new(properties, test, config.seed));
-    let sinks = match open_sinks(&plan, &config, &shared) {
+    let mut sinks = match open_sinks(&plan, &config, &shared) {
         Ok(sinks) => sinks,
         Err(message) => {
             eprintln!("An error occurred: {message}");
             return Outcome::BadInput;
         }
     };
+    let verdicts = (!config.criteria.is_empty() || config.junit.is_some()).then(|| {
+        let (sink, verdicts) = criteria_sink(&config, &shared);
+        sinks.push(Box::new(sink));
+        verdicts
+    });
     println!(
         "Created the tree successfully using {}",
         config.plan.display()
@@ -198,6 +207,18 @@ pub async fn run(config: RunConfig) -> Outcome {
         eprintln!("error: {failure}");
         runlog::error(failure);
     }
+    let criteria_failed = match verdicts {
+        Some(verdicts) => {
+            let verdicts = verdicts.lock().clone();
+            crate::commands::criteria::report(&verdicts, &config.plan, config.junit.as_deref())
+                .unwrap_or_else(|message| {
+                    eprintln!("An error occurred: {message}");
+                    runlog::error(&message);
+                    false
+                })
+        }
+        None => false,
+    };
     runlog::info("Test has ended");
     if shared.interrupted() {
         Outcome::Interrupted
@@ -205,6 +226,8 @@ pub async fn run(config: RunConfig) -> Outcome {
         Outcome::AutoStopped
     } else if !failures.is_empty() || !problems.is_empty() {
         Outcome::BadInput
+    } else if criteria_failed {
+        Outcome::CriteriaFailed
     } else {
         Outcome::Completed
     }
@@ -502,6 +525,24 @@ fn open_sinks(
     sinks.extend(auto_stop_sinks(plan, shared));
     sinks.extend(backend_sinks(plan, shared));
     Ok(sinks)
+}
+
+/// The pass/fail criteria's sink; a criterion met with `stop` stops the run as the
+/// first Ctrl-C does (users finish their current sample).
+fn criteria_sink(config: &RunConfig, shared: &Arc<RunShared>) -> (CriteriaSink, Verdicts) {
+    let run = shared.clone();
+    let stop: StopRun = Box::new(move |message: &str| {
+        println!("{message}");
+        runlog::info(message);
+        run.request_stop();
+    });
+    CriteriaSink::new(
+        config.criteria.clone(),
+        config.junit_per_label,
+        Box::new(SystemClock),
+        shared.counts.clone(),
+        stop,
+    )
 }
 
 /// The plan's Backend Listeners, their parameters evaluated as the run starts. One that

@@ -14,6 +14,7 @@ mod aggregate_keys;
 mod autostop;
 mod backend;
 mod bus;
+mod criteria;
 mod csv;
 
 mod jtl_file;
@@ -29,6 +30,7 @@ pub use aggregate_graphs::{graphs, Graph, Page, XAxis};
 pub use autostop::{AutoStop, AutoStopLimits, StopRun};
 pub use backend::{BackendConfig, BackendSink, Parameters as BackendParameters};
 pub use bus::{PendingSamples, ResultsBus, SampleEvent, Sink, BUS_CAPACITY};
+pub use criteria::{describe, junit_xml, CriteriaSink, Criterion, Verdict, Verdicts};
 pub use csv::{csv_header, quote, write_csv_row, write_csv_sample};
 pub use jtl_file::{Collector, JtlFileSink, JtlFiles, JtlSink};
 pub use percentile::Distribution;
