@@ -120,7 +120,7 @@ impl InfluxDb {
         let db = InfluxDb {
             child: Some(child),
             port,
-            dir: dir,
+            dir,
         };
         wait_for("influxd", || {
             TcpStream::connect(("127.0.0.1", port)).is_ok()
