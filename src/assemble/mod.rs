@@ -16,6 +16,7 @@
 
 mod backend;
 pub mod compat_doc;
+mod prometheus;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -82,6 +83,7 @@ pub fn build_with_properties(
         listeners: Vec::new(),
         auto_stops: Vec::new(),
         backend_listeners: Vec::new(),
+        prometheus_listeners: Vec::new(),
         variables: Vec::new(),
         group_iteration: Vec::new(),
         group_numbers: [0; 3],
@@ -103,6 +105,7 @@ struct Builder<'f> {
     listeners: Vec<ListenerSpec>,
     auto_stops: Vec<AutoStopSpec>,
     backend_listeners: Vec<BackendListenerSpec>,
+    prometheus_listeners: Vec<PrometheusListenerSpec>,
     variables: Vec<Vec<(String, Template)>>,
     /// Iteration listeners of the thread group being built, wherever they sit in it.
     group_iteration: Vec<Arc<dyn IterationListener>>,
@@ -243,6 +246,7 @@ impl<'f> Builder<'f> {
             listeners: Vec::new(),
             auto_stops: Vec::new(),
             backend_listeners: Vec::new(),
+            prometheus_listeners: Vec::new(),
         };
         for other in tree.roots.iter().filter(|e| e.class != "TestPlan") {
             let path = path_join("", other);
@@ -309,6 +313,7 @@ impl<'f> Builder<'f> {
         plan.listeners = std::mem::take(&mut self.listeners);
         plan.auto_stops = std::mem::take(&mut self.auto_stops);
         plan.backend_listeners = std::mem::take(&mut self.backend_listeners);
+        plan.prometheus_listeners = std::mem::take(&mut self.prometheus_listeners);
         plan.variables = std::mem::take(&mut self.variables);
         plan
     }
@@ -603,6 +608,11 @@ impl<'f> Builder<'f> {
                     level.listeners.push(spec.id);
                     self.backend_listeners.push(spec);
                 }
+            }
+            Some(Family::Listener) if class == PROMETHEUS_LISTENER => {
+                let spec = prometheus::spec(&mut cx);
+                level.listeners.push(spec.id);
+                self.prometheus_listeners.push(spec);
             }
             Some(Family::Listener) => {
                 if let Some(spec) = listener_spec(&mut cx) {

@@ -8,6 +8,7 @@
 pub mod check;
 pub mod cli;
 pub mod criteria;
+mod live_sinks;
 pub mod migrate;
 pub mod run;
 pub mod udp_receiver;

@@ -21,9 +21,8 @@ use crate::jmx;
 use crate::plan;
 use crate::plan::Severity;
 use crate::results::{
-    AutoStop, AutoStopLimits, BackendConfig, BackendParameters, BackendSink, Collector,
-    CriteriaSink, JtlFiles, ResultsBus, SampleEvent, SaveConfig, Sink, StopRun, Summariser,
-    SystemClock, Verdicts, BUS_CAPACITY,
+    AutoStop, AutoStopLimits, Collector, CriteriaSink, JtlFiles, ResultsBus, SampleEvent,
+    SaveConfig, Sink, StopRun, Summariser, SystemClock, Verdicts, BUS_CAPACITY,
 };
 use crate::runlog;
 use crate::user_state::in_flight::{describe, seconds};
@@ -523,7 +522,8 @@ fn open_sinks(
         sinks.push(Box::new(sink));
     }
     sinks.extend(auto_stop_sinks(plan, shared));
-    sinks.extend(backend_sinks(plan, shared));
+    sinks.extend(super::live_sinks::backend_sinks(plan, shared));
+    sinks.extend(super::live_sinks::prometheus_sink(plan, shared));
     Ok(sinks)
 }
 
@@ -543,41 +543,6 @@ fn criteria_sink(config: &RunConfig, shared: &Arc<RunShared>) -> (CriteriaSink, 
         shared.counts.clone(),
         stop,
     )
-}
-
-/// The plan's Backend Listeners, their parameters evaluated as the run starts. One that
-/// cannot send (a URL that is not one) is left out with a warning, as a listener that
-/// only observes.
-fn backend_sinks(plan: &plan::TestPlan, shared: &Arc<RunShared>) -> Vec<Box<dyn Sink>> {
-    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
-    for spec in &plan.backend_listeners {
-        let rows = spec
-            .arguments
-            .iter()
-            .map(|(name, value)| (name.clone(), eval_outside_users(value, shared)))
-            .collect();
-        let config = BackendConfig {
-            listener: spec.id,
-            path: spec.path.to_string(),
-            classname: spec.classname.clone(),
-            parameters: BackendParameters::new(rows),
-        };
-        let mut problems = Vec::new();
-        let opened =
-            BackendSink::open(&config, &shared.props, shared.counts.clone(), &mut problems);
-        if let Err(e) = &opened {
-            problems.push(format!("{e}; this listener sends nothing"));
-        }
-        for problem in problems {
-            let message = format!("{}: {problem}", spec.path);
-            eprintln!("warning: {message}");
-            runlog::file_only("WARN", &message);
-        }
-        if let Ok(sink) = opened {
-            sinks.push(Box::new(sink));
-        }
-    }
-    sinks
 }
 
 /// The plan's AutoStop Listeners, their properties read as the run starts.

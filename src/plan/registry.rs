@@ -291,7 +291,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "com.googlecode.jmeter.plugins.webdriver.config.ChromeDriverConfig" => Config Unsupported "jp@gc - Chrome Driver Config" "browser automation (Selenium) is not planned";
     "com.googlecode.jmeter.plugins.webdriver.config.FirefoxDriverConfig" => Config Unsupported "jp@gc - Firefox Driver Config" "browser automation (Selenium) is not planned";
     "com.googlecode.jmeter.plugins.webdriver.config.HtmlUnitDriverConfig" => Config Unsupported "jp@gc - HtmlUnit Driver Config" "browser automation (Selenium) is not planned";
-    "com.github.johrstrom.config.PrometheusMetricsConfig" => Config Unsupported "Prometheus Metrics" "defines metrics for the Prometheus Listener only; Prometheus export is not implemented yet", affects_run: false;
+    "com.github.johrstrom.config.PrometheusMetricsConfig" => Config Unsupported "Prometheus Metrics" "defines metrics that scripts update through the plugin's Java classes, which Rhai scripts cannot reach; the Prometheus Listener's own metrics are exposed", affects_run: false;
 
     "UserParameters" => PreProcessor Supported "User Parameters" "";
     "JSR223PreProcessor" => PreProcessor Supported "JSR223 PreProcessor" SCRIPT;
@@ -361,7 +361,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "Summariser" => Listener Ignored "Generate Summary Results" "the console summary is always printed";
     "kg.apc.jmeter.reporters.ConsoleStatusLogger" => Listener Ignored "jp@gc - Console Status Logger" "its console lines are not printed; the summariser prints the same totals";
     "BackendListener" => Listener Supported "Backend Listener" "JMeter's InfluxDB client (HTTP or UDP sender, every parameter, the same measurement, tags, fields and `events` annotations) and Graphite client (plaintext protocol); the metrics go every `backend_influxdb.send_interval` / `backend_graphite.send_interval` seconds from a thread of their own, and a server that is down costs one warning, never the run. Other clients (raw InfluxDB, third-party classes) are left out with a warning";
-    "com.github.johrstrom.listener.PrometheusListener" => Listener Unsupported "Prometheus Listener" "Prometheus export is not implemented yet; the .jtl holds the same samples";
+    "com.github.johrstrom.listener.PrometheusListener" => Listener Supported "Prometheus Listener" "an HTTP endpoint (`prometheus.ip`, `prometheus.port`, `prometheus.delay`) with the plugin's counters, success ratios, histograms and summaries over response time, size, latency, idle and connect time, labelled by `label`, `code`, `thread_group` or a `sample_variables` entry, and `jmeter_threads`; no JVM metrics";
     "kg.apc.jmeter.listener.GraphsGeneratorListener" => Listener Unsupported "jp@gc - Graphs Generator" "draws graphs as files; the HTML dashboard (`-e -o DIR`) draws them instead";
     "kg.apc.jmeter.reporters.LoadosophiaUploader" => Listener Unsupported "jp@gc - BlazeMeter Sense Uploader" "uploading to BlazeMeter is not supported; the HTML dashboard (`-e -o DIR`) shows the results";
     "kg.apc.jmeter.reporters.FlexibleFileWriter" => Listener Unsupported "jp@gc - Flexible File Writer" "its own file format is not written yet; `sample_variables` puts variables in the .jtl instead";

@@ -29,6 +29,8 @@ pub struct TestPlan {
     pub auto_stops: Vec<AutoStopSpec>,
     /// Backend Listeners whose client jmxr runs.
     pub backend_listeners: Vec<BackendListenerSpec>,
+    /// Prometheus Listeners (the plugin's): the metrics one endpoint serves.
+    pub prometheus_listeners: Vec<PrometheusListenerSpec>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -258,6 +260,59 @@ pub struct BackendListenerSpec {
     pub path: Arc<str>,
     pub classname: String,
     pub arguments: Vec<(String, Template)>,
+}
+
+/// The Prometheus Listener plugin's class.
+pub const PROMETHEUS_LISTENER: &str = "com.github.johrstrom.listener.PrometheusListener";
+
+/// A Prometheus Listener: its listener id and the metrics it defines.
+#[derive(Debug, Clone)]
+pub struct PrometheusListenerSpec {
+    pub id: usize,
+    pub path: Arc<str>,
+    pub collectors: Vec<PrometheusCollectorSpec>,
+}
+
+/// One row of the listener's table, as the plugin checked it when the plan was built.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrometheusCollectorSpec {
+    pub metric_name: String,
+    pub help: String,
+    pub kind: PrometheusKind,
+    /// Label names: `label`, `code`, `thread_group` or a variable's name.
+    pub labels: Vec<String>,
+    /// Histogram upper bounds, increasing.
+    pub buckets: Vec<f64>,
+    /// Summary quantiles (quantile, allowed error) and the window they cover, seconds.
+    pub quantiles: Vec<(f64, f64)>,
+    pub window_seconds: u64,
+    /// `listener.collector.listen_to`: assertions rather than samples.
+    pub assertions: bool,
+    pub measuring: PrometheusMeasure,
+}
+
+/// The plugin's collector types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrometheusKind {
+    Counter,
+    Gauge,
+    Histogram,
+    Summary,
+    SuccessRatio,
+}
+
+/// What a collector measures (the plugin's `Measurable`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrometheusMeasure {
+    ResponseTime,
+    ResponseSize,
+    Latency,
+    IdleTime,
+    ConnectTime,
+    SuccessTotal,
+    FailureTotal,
+    CountTotal,
+    SuccessRatio,
 }
 
 /// A Result Collector that writes a file.

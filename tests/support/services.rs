@@ -169,3 +169,81 @@ impl Drop for InfluxDb {
         self.kill();
     }
 }
+
+/// A private Prometheus on 127.0.0.1 that scrapes `target` (host:port) every second.
+pub struct Prometheus {
+    child: Child,
+    pub port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl Prometheus {
+    /// Starts Debian's `prometheus` with a configuration and data folder of its own;
+    /// panics if it is not installed.
+    pub fn start(target: &str) -> Prometheus {
+        let dir = tempfile::tempdir().expect("scratch folder");
+        let port = free_port();
+        let config = format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n\
+             scrape_configs:\n  - job_name: jmxr\n    static_configs:\n      - targets: ['{target}']\n"
+        );
+        let config_path = dir.path().join("prometheus.yml");
+        std::fs::write(&config_path, config).expect("config written");
+        let log = std::fs::File::create(dir.path().join("prometheus.log")).expect("log file");
+        let child = Command::new("prometheus")
+            .arg(format!("--config.file={}", config_path.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.path().join("data").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("prometheus runs (.ci/run installs Debian's prometheus package)");
+        let server = Prometheus {
+            child,
+            port,
+            _dir: dir,
+        };
+        wait_for("prometheus", || {
+            TcpStream::connect(("127.0.0.1", port)).is_ok()
+                && http(port, "GET", "/-/ready", "").0 == 200
+        });
+        // Prometheus takes its targets a few seconds after it is ready: wait for the
+        // first scrape (of nothing yet, `up` 0) so the run is scraped from its start.
+        wait_for("prometheus' first scrape", || {
+            !server.query("up").is_empty()
+        });
+        server
+    }
+
+    /// The result vector of an instant PromQL query: (labels, value) per series.
+    pub fn query(&self, q: &str) -> Vec<(serde_json::Value, f64)> {
+        let path = format!("/api/v1/query?query={}", encode(q));
+        let (status, body) = http(self.port, "GET", &path, "");
+        assert_eq!(status, 200, "{q}: {body}");
+        let json: serde_json::Value = serde_json::from_str(&body).expect("JSON answer");
+        assert_eq!(json["status"], "success", "{q}: {body}");
+        json["data"]["result"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|series| {
+                let value = series["value"][1]
+                    .as_str()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(f64::NAN);
+                (series["metric"].clone(), value)
+            })
+            .collect()
+    }
+}
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
