@@ -57,6 +57,7 @@ pub struct RawArgs {
     /// `--junit FILE`: the verdicts as JUnit XML; `--junit-per-label` adds each label.
     pub junit: Option<PathBuf>,
     pub junit_per_label: bool,
+    pub no_progress: bool,
 }
 
 /// What to do.
@@ -105,6 +106,8 @@ pub struct RunConfig {
     pub junit: Option<PathBuf>,
     /// Judge each label by every criterion that names none.
     pub junit_per_label: bool,
+    /// `--no-progress`: no status line even on a terminal.
+    pub no_progress: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -250,6 +253,7 @@ fn parse_long(
     match name {
         "skip-unsupported" => raw.skip_unsupported = true,
         "junit-per-label" => raw.junit_per_label = true,
+        "no-progress" => raw.no_progress = true,
         "criteria" | "criteria-file" | "junit" => {
             let value = inline
                 .or_else(|| args.next())
@@ -398,6 +402,7 @@ impl RawArgs {
             criteria,
             junit: self.junit,
             junit_per_label: self.junit_per_label,
+            no_progress: self.no_progress,
         }))
     }
 
@@ -521,6 +526,8 @@ jmxr options:
   --criteria-file FILE          pass/fail criteria, one a line
   --junit FILE                  write the criteria's verdicts as JUnit XML
   --junit-per-label             also judge each label by every criterion that names none
+  --no-progress                 no live status line on a terminal (it is never shown when
+                                stdout is not a terminal)
   -Jjmxr.report.exact_percentiles=true
                                 dashboard percentiles over every sample instead of JMeter's
                                 20,000-sample window (jmeter.reportgenerator.statistic_window)

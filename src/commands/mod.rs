@@ -10,5 +10,6 @@ pub mod cli;
 pub mod criteria;
 mod live_sinks;
 pub mod migrate;
+mod progress;
 pub mod run;
 pub mod udp_receiver;

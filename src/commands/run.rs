@@ -142,7 +142,12 @@ pub async fn run(config: RunConfig) -> Outcome {
             .unwrap_or_else(|| PathBuf::from(".")),
     };
     let shared = Arc::new(RunShared::new(properties, test, config.seed));
-    let mut sinks = match open_sinks(&plan, &config, &shared) {
+    let mut progress = super::progress::display(&plan, &config, &shared);
+    let console: Box<dyn std::io::Write + Send> = match &progress {
+        Some(progress) => Box::new(progress.console()),
+        None => Box::new(std::io::stdout()),
+    };
+    let mut sinks = match open_sinks(&plan, &config, &shared, console) {
         Ok(sinks) => sinks,
         Err(message) => {
             eprintln!("An error occurred: {message}");
@@ -179,6 +184,10 @@ pub async fn run(config: RunConfig) -> Outcome {
         },
         None => None,
     };
+    if let Some(progress) = &mut progress {
+        sinks.push(Box::new(progress.sink()));
+        progress.start();
+    }
     let (bus, receiver) = ResultsBus::new(BUS_CAPACITY);
     let drain = spawn_drain(receiver, sinks);
     let signals = tokio::spawn(watch_signals(shared.clone()));
@@ -190,6 +199,9 @@ pub async fn run(config: RunConfig) -> Outcome {
     let failures = drain
         .await
         .unwrap_or_else(|_| vec!["the results writer stopped unexpectedly".to_string()]);
+    if let Some(progress) = &mut progress {
+        progress.stop();
+    }
     let end = chrono::Local::now();
     println!(
         "Tidying up ...    @ {} ({})",
@@ -456,6 +468,7 @@ fn open_sinks(
     plan: &plan::TestPlan,
     config: &RunConfig,
     shared: &Arc<RunShared>,
+    console: Box<dyn std::io::Write + Send>,
 ) -> Result<Vec<Box<dyn Sink>>, String> {
     let props = &shared.props;
     let mut files = JtlFiles::new();
@@ -512,9 +525,7 @@ fn open_sinks(
         .into_iter()
         .map(|sink| Box::new(sink) as Box<dyn Sink>)
         .collect();
-    if let Some(summariser) =
-        Summariser::from_properties(props, Box::new(std::io::stdout()), shared.counts.clone())
-    {
+    if let Some(summariser) = Summariser::from_properties(props, console, shared.counts.clone()) {
         sinks.push(Box::new(summariser));
     }
     if let (Some(dir), Some(jtl)) = (report_dir, &config.jtl) {

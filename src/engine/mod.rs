@@ -22,4 +22,4 @@ mod scheduler;
 mod transaction;
 mod vu;
 
-pub use scheduler::run;
+pub use scheduler::{planned_end, run};

@@ -195,6 +195,24 @@ pub(super) fn new_user(
     VirtualUser::new(user, bus.clone(), group.clone(), end_time)
 }
 
+/// When a group's last user ends, from the group's start, when its settings fix it (a
+/// scheduler duration, an Ultimate or Stepping schedule); `None` when loops or a
+/// Concurrency Thread Group's iterations decide. For the progress display.
+pub fn planned_end(group: &ThreadGroup, run: &RunShared) -> Option<Duration> {
+    let mut vars = Variables::new();
+    let thread = ThreadInfo {
+        thread_num: 0,
+        thread_name: Arc::from(format!("{} {}", group.name, group.number)),
+        group_name: group.name.clone(),
+    };
+    let mut rng = new_rng(run.seed, group.id as u64);
+    let mut cx = run.eval_context(&mut vars, &thread, &mut rng);
+    let windows = user_windows(group, run, &mut cx).ok()?;
+    let ends: Option<Vec<i64>> = windows.iter().map(|w| w.end_ms).collect();
+    let last = ends?.into_iter().max()?;
+    Some(Duration::from_millis(last.max(0) as u64))
+}
+
 /// The windows of a group's users in creation order, or why the group cannot start.
 fn user_windows(
     group: &ThreadGroup,

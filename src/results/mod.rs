@@ -16,6 +16,7 @@ mod backend;
 mod bus;
 mod criteria;
 mod csv;
+mod progress;
 mod prometheus;
 
 mod jtl_file;
@@ -35,6 +36,7 @@ pub use criteria::{describe, junit_xml, CriteriaSink, Criterion, Verdict, Verdic
 pub use csv::{csv_header, quote, write_csv_row, write_csv_sample};
 pub use jtl_file::{Collector, JtlFileSink, JtlFiles, JtlSink};
 pub use percentile::Distribution;
+pub use progress::{ConsoleLines, Progress, ProgressSettings, ProgressSink};
 pub use prometheus::PrometheusSink;
 pub use read::{JtlReader, JtlRecord, ReadError};
 pub use save_config::{SaveConfig, SaveConfigError};
