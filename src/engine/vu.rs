@@ -191,7 +191,10 @@ impl VirtualUser {
         }
         let raw_name = node.name.raw();
         for pre in &node.scope.pre {
-            pre.process(&mut self.user, raw_name);
+            match pre.as_async() {
+                Some(waiting) => waiting.process_async(&mut self.user, raw_name).await,
+                None => pre.process(&mut self.user, raw_name),
+            }
         }
         if !self.apply_timers(&node.scope, raw_name).await {
             return Flow::StopThread;
@@ -291,7 +294,10 @@ impl VirtualUser {
                 return self.after_failure_checks(success, action, scope);
             }
             for post in &scope.post {
-                post.process(sample, &mut self.user);
+                match post.as_async() {
+                    Some(waiting) => waiting.process_async(sample, &mut self.user).await,
+                    None => post.process(sample, &mut self.user),
+                }
             }
             let mut cx = self.user.eval(name);
             for assertion in &scope.assertions {

@@ -75,11 +75,35 @@ pub trait Assertion: Send + Sync {
 /// Runs before the sampler, after config merge and before timers.
 pub trait PreProcessor: Send + Sync {
     fn process(&self, user: &mut UserState, sampler_name: &str);
+
+    /// Pre-processors that wait on the network (JDBC PreProcessor) are awaited through
+    /// this instead of being called through `process`.
+    fn as_async(&self) -> Option<&dyn AsyncPreProcessor> {
+        None
+    }
+}
+
+/// A pre-processor whose work awaits I/O, so that it never blocks a runtime thread.
+#[async_trait]
+pub trait AsyncPreProcessor: Send + Sync {
+    async fn process_async(&self, user: &mut UserState, sampler_name: &str);
 }
 
 /// Runs after the sampler, before assertions.
 pub trait PostProcessor: Send + Sync {
     fn process(&self, result: &mut SampleResult, user: &mut UserState);
+
+    /// Post-processors that wait on the network (JDBC PostProcessor) are awaited
+    /// through this instead of being called through `process`.
+    fn as_async(&self) -> Option<&dyn AsyncPostProcessor> {
+        None
+    }
+}
+
+/// A post-processor whose work awaits I/O.
+#[async_trait]
+pub trait AsyncPostProcessor: Send + Sync {
+    async fn process_async(&self, result: &mut SampleResult, user: &mut UserState);
 }
 
 /// Listeners that run scripts (JSR223, BeanShell, BSF Listener): told of every sample
