@@ -32,6 +32,7 @@ use crate::plan::{
     PostProcessor, PreProcessor, SampleListener, Severity, Timer,
 };
 use crate::sample::SampleAction;
+use crate::samplers::jdbc;
 use crate::script::elements::{self as script_elements, ScriptElement};
 
 /// One element as `jmxr check` reports it.
@@ -87,6 +88,7 @@ pub fn build_with_properties(
         variables: Vec::new(),
         group_iteration: Vec::new(),
         group_numbers: [0; 3],
+        data_sources: Arc::default(),
     };
     let plan = builder.plan(tree);
     PlanOutcome {
@@ -111,6 +113,8 @@ struct Builder<'f> {
     group_iteration: Vec<Arc<dyn IterationListener>>,
     /// Thread groups seen so far per phase, for their numbers.
     group_numbers: [usize; 3],
+    /// The plan's JDBC Connection Configurations: a pool serves every thread group.
+    data_sources: Arc<jdbc::DataSources>,
 }
 
 /// The non-ordered elements found at one level of the tree.
@@ -279,6 +283,7 @@ impl<'f> Builder<'f> {
             self.variables.push(compiled);
         }
 
+        self.data_sources = Arc::new(self.collect_data_sources(root, &root_path));
         // Plan-level non-thread-group elements apply inside every thread group.
         let mut plan_level = Level::default();
         let mut groups = Vec::new();
@@ -316,6 +321,21 @@ impl<'f> Builder<'f> {
         plan.prometheus_listeners = std::mem::take(&mut self.prometheus_listeners);
         plan.variables = std::mem::take(&mut self.variables);
         plan
+    }
+
+    /// Builds every JDBC Connection Configuration of the tree, in tree order.
+    fn collect_data_sources(&mut self, el: &Element, path: &str) -> jdbc::DataSources {
+        let mut defs = Vec::new();
+        for child in &el.children {
+            let child_path = path_join(path, child);
+            if jdbc::is_data_source(&child.class) {
+                let mut cx = self.context(child, child_path.clone());
+                defs.push(Arc::new(jdbc::datasource::build(&mut cx)));
+            }
+            let nested = self.collect_data_sources(child, &child_path);
+            defs.extend(nested.into_defs());
+        }
+        jdbc::DataSources::new(defs)
     }
 
     /// Reports the subtree of an element that does not run in place (a Test Fragment at
@@ -505,11 +525,14 @@ impl<'f> Builder<'f> {
             .rev()
             .flat_map(|l| l.configs.iter().copied())
             .collect();
+        let sources = self.data_sources.clone();
         let mut cx = self.context(el, path.clone());
         let id = cx.id;
         let name = cx.compile(&el.name);
         let sampler = if el.class == "TestAction" {
             Some(crate::samplers::flow_control::build(&mut cx))
+        } else if jdbc::is_sampler(&el.class) {
+            Some(jdbc::build_sampler(&mut cx, sources))
         } else if script_elements::is_script_class(&el.class) {
             // A script that cannot run has been reported by the script builder.
             match script_elements::build(&el.class, &mut cx) {
@@ -545,6 +568,7 @@ impl<'f> Builder<'f> {
             return;
         }
         let class = el.class.as_str();
+        let sources = self.data_sources.clone();
         let mut cx = self.context(el, path.clone());
         if script_elements::is_script_class(class) {
             match script_elements::build(class, &mut cx) {
@@ -554,6 +578,15 @@ impl<'f> Builder<'f> {
                 Some(ScriptElement::Timer(timer)) => level.timers.push(timer),
                 Some(ScriptElement::Listener(listener)) => level.sample_listeners.push(listener),
                 Some(ScriptElement::Sampler(_)) | None => {}
+            }
+            return;
+        }
+        if let Some(pre) = jdbc::processor_kind(class) {
+            let processor = jdbc::build_processor(&mut cx, sources);
+            if pre {
+                level.pre.push(processor);
+            } else {
+                level.post.push(processor);
             }
             return;
         }

@@ -157,6 +157,8 @@ docs/websocket.md";
 const WS_FILTER: &str = "drops frames while the WebSocket samplers in its scope read; \
 each discarded frame is a sub-result (see docs/websocket.md)";
 const PROTO: &str = "this protocol is not supported yet";
+const JDBC: &str = "PostgreSQL, MySQL and MariaDB with native drivers; every query type, parameter types and `]NULL[`, variable names, result variable, row limit and query timeout (see docs/jdbc.md); other databases' drivers are a plan error";
+const JDBC_POOL: &str = "org.postgresql.Driver, com.mysql.cj.jdbc.Driver, com.mysql.jdbc.Driver and org.mariadb.jdbc.Driver URLs; pool shared by variable name, max wait, auto-commit, isolation, init SQL, keep-alive; TLS connections are not supported yet (see docs/jdbc.md)";
 const NO_PLUGIN: &str = "not supported yet";
 const ARRIVALS: &str = "arrival-rate thread groups are not supported yet: a bzm Concurrency \
 Thread Group paced by a Throughput Shaping Timer gives a similar load";
@@ -222,7 +224,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "TCPSampler" => Sampler Supported "TCP Sampler" "TCPClientImpl, BinaryTCPClientImpl, LengthPrefixedBinaryTCPClientImpl; per-user connections; `tcp.status.prefix` response scanning is not implemented";
     "kg.apc.jmeter.samplers.UDPSampler" => Sampler Supported "jp@gc - UDP Request" "raw (Windows-1252) and HexStringUDPDecoder encoders; other decoder classes (DNSJavaDecoder) are Java code and a plan error";
     "kg.apc.jmeter.samplers.DummySampler" => Sampler Supported "jp@gc - Dummy Sampler" "every field; without \"simulate waiting\" (or in plans from plugin versions without it) the response time is recorded, not waited";
-    "JDBCSampler" => Sampler Unsupported "JDBC Request" PROTO;
+    "JDBCSampler" => Sampler Supported "JDBC Request" JDBC;
     "JMSSampler" => Sampler Unsupported "JMS Point-to-Point" PROTO;
     "PublisherSampler" => Sampler Unsupported "JMS Publisher" PROTO;
     "SubscriberSampler" => Sampler Unsupported "JMS Subscriber" PROTO;
@@ -278,7 +280,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "AuthManager" => Config Supported "HTTP Authorization Manager" "the first entry whose URL prefixes the request: Basic sent pre-emptively, Digest (MD5, qop=auth) in answer to the 401 challenge; Kerberos is not supported (a warning says so)";
     "DNSCacheManager" => Config Supported "DNS Cache Manager" "per-user cache (cleared each iteration when set); the custom resolver's static host table and DNS servers (host, host:port or [IPv6]:port; A records over UDP, CNAMEs followed; as in JMeter, literal IP addresses are asked too); names are looked up as given, without the system's search domains";
     "KeystoreConfig" => Config Unsupported "Keystore Configuration" "not supported yet: client certificates (mutual TLS) cannot be presented";
-    "JDBCDataSource" => Config Unsupported "JDBC Connection Configuration" PROTO;
+    "JDBCDataSource" => Config Supported "JDBC Connection Configuration" JDBC_POOL;
     "BoltConnectionElement" => Config Unsupported "Bolt Connection Configuration" PROTO;
     "com.blazemeter.jmeter.xmpp.JMeterXMPPConnection" => Config Unsupported "jp@gc - XMPP Connection" PROTO;
     "com.atlantbh.jmeter.plugins.hbasecomponents.config.HBaseConnection" => Config Unsupported "jp@gc - HBase Connection Config" PROTO;
@@ -299,7 +301,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "BSFPreProcessor" => PreProcessor Supported "BSF PreProcessor" SCRIPT;
     "AnchorModifier" => PreProcessor Unsupported "HTML Link Parser" "not supported yet: take the link with a Regular Expression or CSS Selector Extractor and use the variable in the request";
     "RegExUserParameters" => PreProcessor Unsupported "RegEx User Parameters" "not supported yet: a Regular Expression Extractor followed by a JSR223 PreProcessor that sets the parameters does the same";
-    "JDBCPreProcessor" => PreProcessor Unsupported "JDBC PreProcessor" PROTO;
+    "JDBCPreProcessor" => PreProcessor Supported "JDBC PreProcessor" JDBC;
     "kg.apc.jmeter.modifiers.FifoPopPreProcessor" => PreProcessor Unsupported "jp@gc - Inter-Thread Communication PreProcessor" NO_PLUGIN;
     "kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor" => PreProcessor Unsupported "jp@gc - Raw Data Source PreProcessor" NO_PLUGIN;
     "nz.co.breakpoint.jmeter.iso8583.ISO8583Crypto" => PreProcessor Unsupported "ISO8583 Crypto PreProcessor" PROTO;
@@ -320,7 +322,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "JSR223PostProcessor" => PostProcessor Supported "JSR223 PostProcessor" SCRIPT;
     "BeanShellPostProcessor" => PostProcessor Supported "BeanShell PostProcessor" SCRIPT;
     "BSFPostProcessor" => PostProcessor Supported "BSF PostProcessor" SCRIPT;
-    "JDBCPostProcessor" => PostProcessor Unsupported "JDBC PostProcessor" PROTO;
+    "JDBCPostProcessor" => PostProcessor Supported "JDBC PostProcessor" JDBC;
     "kg.apc.jmeter.modifiers.FifoPutPostProcessor" => PostProcessor Unsupported "jp@gc - Inter-Thread Communication PostProcessor" NO_PLUGIN;
 
     "ResponseAssertion" => Assertion Supported "Response Assertion" "";

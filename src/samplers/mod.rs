@@ -12,7 +12,8 @@
 //! [`debug`] (Debug Sampler), [`dummy`] (jmeter-plugins Dummy Sampler), [`os_process`]
 //! (OS Process Sampler), [`flow_control`] (Flow Control Action), [`http`] (HTTP Request and its managers), [`udp`] (the native
 //! UDP sender behind Java Request classes and the jmeter-plugins UDP Request), [`tcp`]
-//! (TCP Sampler), [`ws`] (the Luminis WebSocket samplers).
+//! (TCP Sampler), [`ws`] (the Luminis WebSocket samplers), [`jdbc`] (JDBC Request and
+//! processors, built by the assembler with the plan's connection configurations).
 
 pub mod bytes;
 pub mod debug;
@@ -20,6 +21,7 @@ pub mod dummy;
 pub mod flow_control;
 pub mod http;
 pub mod java;
+pub mod jdbc;
 pub mod os_process;
 pub mod tcp;
 pub mod udp;

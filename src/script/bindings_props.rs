@@ -10,6 +10,8 @@ use std::sync::Arc;
 use rhai::{Blob, Dynamic, Engine};
 
 use super::bindings::{state, text_of, Props};
+use crate::samplers::jdbc::java::Cell;
+use crate::samplers::jdbc::ResultRows;
 use crate::user_state::VariableObject;
 
 /// A script value as a variable or property object. Bytes are stored as a bare
@@ -28,11 +30,44 @@ pub fn from_object(object: &VariableObject) -> Dynamic {
     if let Some(bytes) = object.bytes() {
         return Dynamic::from_blob(bytes.to_vec());
     }
+    if let Some(rows) = object.0.downcast_ref::<ResultRows>() {
+        return result_rows(rows);
+    }
     object
         .0
         .downcast_ref::<Dynamic>()
         .cloned()
         .unwrap_or(Dynamic::UNIT)
+}
+
+/// A JDBC element's Result Variable: a list of column → value maps, the values as the
+/// script's numbers, booleans, strings and blobs (`()` for NULL).
+fn result_rows(rows: &ResultRows) -> Dynamic {
+    let list: rhai::Array = rows
+        .rows
+        .iter()
+        .map(|row| {
+            let map: rhai::Map = rows
+                .columns
+                .iter()
+                .zip(row)
+                .map(|(column, cell)| {
+                    let value = match cell {
+                        Cell::Null => Dynamic::UNIT,
+                        Cell::Bool(b) => Dynamic::from_bool(*b),
+                        Cell::Int(i) => Dynamic::from_int(*i),
+                        Cell::Double(d) => Dynamic::from_float(*d),
+                        Cell::Float(f) => Dynamic::from_float(f64::from(*f)),
+                        Cell::Bytes(bytes) => Dynamic::from_blob(bytes.clone()),
+                        Cell::Text(text) => Dynamic::from(text.clone()),
+                    };
+                    (column.as_str().into(), value)
+                })
+                .collect();
+            Dynamic::from_map(map)
+        })
+        .collect();
+    Dynamic::from_array(list)
 }
 
 /// Whether a value is stored in properties as its text (strings, numbers, booleans), as

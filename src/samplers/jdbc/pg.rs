@@ -1,0 +1,617 @@
+//! PostgreSQL connections with tokio-postgres, behaving as pgjdbc's do for JMeter's
+//! calls: prepared statements are kept per connection (pgjdbc's statement cache, so a
+//! repeated Prepared Select is one round trip), auto-commit off opens a transaction
+//! (`BEGIN`) before the next statement, `Commit`/`Rollback` fail while auto-commit is
+//! on, JDBC call escapes (`{? = call f(?)}`) run as `select * from f(?,?) as result`,
+//! and errors carry pgjdbc's messages and SQLStates ([`error`]).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{pin_mut, TryStreamExt};
+use parking_lot::Mutex;
+use tokio_postgres::types::Type;
+use tokio_postgres::{CancelToken, Client, NoTls, SimpleQueryMessage, Statement};
+
+use super::conn::{CallOutcome, Limits, ResultSet, StatementResult};
+use super::errors::JavaError;
+use super::java::Cell;
+use super::params::{Direction, Param};
+use super::pg_values::{self, PgCell};
+use super::pool::ConnectSpec;
+use super::url::Endpoint;
+
+const PSQL_EXCEPTION: &str = "org.postgresql.util.PSQLException";
+
+/// pgjdbc's `preparedStatementCacheQueries`.
+const STATEMENT_CACHE: usize = 256;
+
+/// One PostgreSQL connection.
+pub struct PgConn {
+    client: Client,
+    /// Why the connection ended, when the server ended it (`pg_terminate_backend`).
+    ended_by: Arc<Mutex<Option<tokio_postgres::Error>>>,
+    cancel: CancelToken,
+    autocommit: bool,
+    in_transaction: bool,
+    statements: HashMap<(String, Vec<u32>), Statement>,
+}
+
+/// Opens a connection as pgjdbc's `Driver.connect` does with the URL's parameters.
+pub async fn connect(spec: &ConnectSpec, endpoint: &Endpoint) -> Result<PgConn, JavaError> {
+    let mut config = tokio_postgres::Config::new();
+    config.host(&endpoint.host).port(endpoint.port);
+    let user = spec
+        .property(endpoint, "user")
+        .unwrap_or_else(|| std::env::var("USER").unwrap_or_default());
+    config.user(&user);
+    if let Some(password) = spec.property(endpoint, "password") {
+        config.password(password);
+    }
+    config.dbname(if endpoint.database.is_empty() {
+        &user
+    } else {
+        &endpoint.database
+    });
+    config.application_name(
+        &spec
+            .property(endpoint, "ApplicationName")
+            .unwrap_or_else(|| "PostgreSQL JDBC Driver".into()),
+    );
+    if let Some(options) = spec.property(endpoint, "options") {
+        config.options(&options);
+    }
+    let connect_timeout = spec
+        .property(endpoint, "connectTimeout")
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or(10);
+    if connect_timeout > 0 {
+        config.connect_timeout(Duration::from_secs(connect_timeout));
+    }
+    let ssl_mode = spec.property(endpoint, "sslmode").unwrap_or_else(|| {
+        match spec.property(endpoint, "ssl").as_deref() {
+            Some("true") | Some("") => "require".into(),
+            _ => "prefer".into(),
+        }
+    });
+    config.ssl_mode(match ssl_mode.as_str() {
+        "disable" | "allow" => tokio_postgres::config::SslMode::Disable,
+        "prefer" => tokio_postgres::config::SslMode::Prefer,
+        _ => {
+            return Err(JavaError::sql(
+                PSQL_EXCEPTION,
+                format!("jmxr connects to PostgreSQL without TLS; sslmode={ssl_mode} needs it"),
+                Some("08004"),
+                0,
+            ))
+        }
+    });
+    let host_spec = format!("{}:{}", endpoint.host, endpoint.port);
+    let (client, connection) = config
+        .connect(NoTls)
+        .await
+        .map_err(|e| connect_error(&e, &host_spec))?;
+    let ended_by = Arc::new(Mutex::new(None));
+    let ended = ended_by.clone();
+    tokio::spawn(async move {
+        if let Err(e) = connection.await {
+            *ended.lock() = Some(e);
+        }
+    });
+    let cancel = client.cancel_token();
+    Ok(PgConn {
+        client,
+        ended_by,
+        cancel,
+        autocommit: true,
+        in_transaction: false,
+        statements: HashMap::new(),
+    })
+}
+
+/// pgjdbc's errors for a connection that could not be made.
+fn connect_error(e: &tokio_postgres::Error, host_spec: &str) -> JavaError {
+    if e.as_db_error().is_some() {
+        return error(e, &Arc::default());
+    }
+    let io = std::error::Error::source(e).and_then(|s| s.downcast_ref::<std::io::Error>());
+    match io.map(std::io::Error::kind) {
+        Some(std::io::ErrorKind::ConnectionRefused) => JavaError::sql(
+            PSQL_EXCEPTION,
+            format!(
+                "Connection to {host_spec} refused. Check that the hostname and port are \
+                 correct and that the postmaster is accepting TCP/IP connections."
+            ),
+            Some("08001"),
+            0,
+        ),
+        _ if e.to_string().contains("invalid configuration") => JavaError::sql(
+            PSQL_EXCEPTION,
+            "The server requested SCRAM-based authentication, but no password was provided.",
+            Some("08004"),
+            0,
+        ),
+        _ => JavaError::sql(
+            PSQL_EXCEPTION,
+            "The connection attempt failed.",
+            Some("08001"),
+            0,
+        ),
+    }
+}
+
+/// A tokio-postgres error as pgjdbc reports it: the server's error rendered as
+/// `ServerErrorMessage.toString()` with its SQLState, a lost connection as the server's
+/// last word or `An I/O error occurred while sending to the backend.` (`08006`).
+fn error(
+    e: &tokio_postgres::Error,
+    ended_by: &Arc<Mutex<Option<tokio_postgres::Error>>>,
+) -> JavaError {
+    if let Some(db) = e.as_db_error() {
+        return server_error(db);
+    }
+    if e.is_closed() {
+        if let Some(db) = ended_by.lock().as_ref().and_then(|e| e.as_db_error()) {
+            return server_error(db);
+        }
+    }
+    JavaError::sql(
+        PSQL_EXCEPTION,
+        "An I/O error occurred while sending to the backend.",
+        Some("08006"),
+        0,
+    )
+}
+
+/// `ServerErrorMessage.toString()`: `SEVERITY: message`, then Detail, Hint, Position
+/// and Where lines indented by two spaces.
+fn server_error(db: &tokio_postgres::error::DbError) -> JavaError {
+    let mut text = format!("{}: {}", db.severity(), db.message());
+    if let Some(detail) = db.detail() {
+        text.push_str(&format!("\n  Detail: {detail}"));
+    }
+    if let Some(hint) = db.hint() {
+        text.push_str(&format!("\n  Hint: {hint}"));
+    }
+    if let Some(tokio_postgres::error::ErrorPosition::Original(position)) = db.position() {
+        text.push_str(&format!("\n  Position: {position}"));
+    }
+    if let Some(place) = db.where_() {
+        text.push_str(&format!("\n  Where: {place}"));
+    }
+    JavaError::sql(PSQL_EXCEPTION, text, Some(db.code().code()), 0)
+}
+
+fn psql(message: &str, state: &str) -> JavaError {
+    JavaError::sql(PSQL_EXCEPTION, message, Some(state), 0)
+}
+
+/// What pgjdbc makes of a callable statement's SQL (`Parser.modifyJdbcCall`): the JDBC
+/// escape `{[? =] call f(...)}` becomes `select * from f(...) as result` (the `?` before
+/// `=` moved in as the first argument); a native `CALL` stays. The flag says whether
+/// the call returns its OUT parameters as one row.
+pub fn jdbc_call(sql: &str) -> (String, bool) {
+    let trimmed = sql.trim();
+    let Some(inner) = trimmed.strip_prefix('{').and_then(|s| s.strip_suffix('}')) else {
+        let native_call = trimmed.len() > 5
+            && trimmed[..4].eq_ignore_ascii_case("call")
+            && trimmed[4..].starts_with(char::is_whitespace);
+        return (sql.to_string(), native_call);
+    };
+    let inner = inner.trim();
+    let (out_first, call) = match inner.strip_prefix('?') {
+        Some(rest) => (
+            true,
+            rest.trim_start()
+                .strip_prefix('=')
+                .unwrap_or(rest)
+                .trim_start(),
+        ),
+        None => (false, inner),
+    };
+    let body = if call.len() > 4 && call[..4].eq_ignore_ascii_case("call") {
+        call[4..].trim_start()
+    } else {
+        return (sql.to_string(), false);
+    };
+    let mut text = String::from("select * from ");
+    match body.find('(') {
+        None => {
+            text.push_str(body);
+            text.push_str(if out_first { "(?)" } else { "()" });
+        }
+        Some(open) => {
+            text.push_str(&body[..=open]);
+            let args = &body[open + 1..];
+            if out_first {
+                let empty = args.trim_start().starts_with(')');
+                text.push_str(if empty { "?" } else { "?," });
+            }
+            text.push_str(args);
+        }
+    }
+    text.push_str(" as result");
+    (text, true)
+}
+
+impl PgConn {
+    pub fn autocommit(&self) -> bool {
+        self.autocommit
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.client.is_closed()
+    }
+
+    /// Runs one-off SQL (init statements, isolation, validation).
+    pub async fn batch(&mut self, sql: &str) -> Result<(), JavaError> {
+        self.client
+            .batch_execute(sql)
+            .await
+            .map_err(|e| error(&e, &self.ended_by))
+    }
+
+    /// `SET SESSION CHARACTERISTICS`: the pool's transaction isolation.
+    pub fn isolation_sql(level: &str) -> String {
+        format!("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL {level}")
+    }
+
+    /// With auto-commit off, pgjdbc starts a transaction before the first statement.
+    async fn begin_if_needed(&mut self) -> Result<(), JavaError> {
+        if !self.autocommit && !self.in_transaction {
+            self.batch("BEGIN").await?;
+            self.in_transaction = true;
+        }
+        Ok(())
+    }
+
+    /// Runs `work` under the query timeout: past it the server is asked to cancel the
+    /// statement (pgjdbc's cancel timer), which then fails with the server's error.
+    async fn timed<T>(
+        cancel: &CancelToken,
+        limits: &Limits,
+        work: impl std::future::Future<Output = T>,
+    ) -> T {
+        pin_mut!(work);
+        let Some(timeout) = limits.timeout else {
+            return work.await;
+        };
+        tokio::select! {
+            done = &mut work => return done,
+            _ = tokio::time::sleep(timeout) => {}
+        }
+        let _ = cancel.cancel_query(NoTls).await;
+        work.await
+    }
+
+    async fn statement(&mut self, sql: &str, types: &[Type]) -> Result<Statement, JavaError> {
+        let key = (sql.to_string(), types.iter().map(Type::oid).collect());
+        if let Some(statement) = self.statements.get(&key) {
+            return Ok(statement.clone());
+        }
+        let statement = self
+            .client
+            .prepare_typed(&super::pg_sql::native_placeholders(sql), types)
+            .await
+            .map_err(|e| error(&e, &self.ended_by))?;
+        if self.statements.len() >= STATEMENT_CACHE {
+            self.statements.clear();
+        }
+        self.statements.insert(key, statement.clone());
+        Ok(statement)
+    }
+
+    /// Binds `params` to `statement` as pgjdbc checks them: every `?` needs a value, and
+    /// no value may go past the last `?`.
+    fn check_count(statement: &Statement, params: &[Param]) -> Result<(), JavaError> {
+        let wanted = statement.params().len();
+        if params.len() > wanted {
+            return Err(psql(
+                &format!(
+                    "The column index is out of range: {}, number of columns: {wanted}.",
+                    wanted + 1
+                ),
+                "22023",
+            ));
+        }
+        if params.len() < wanted {
+            return Err(psql(
+                &format!("No value specified for parameter {}.", params.len() + 1),
+                "22023",
+            ));
+        }
+        Ok(())
+    }
+
+    /// `Statement.executeQuery` (no parameters) or `PreparedStatement.executeQuery`.
+    pub async fn select(
+        &mut self,
+        sql: &str,
+        params: &[Param],
+        prepared: bool,
+        limits: &Limits,
+    ) -> Result<ResultSet, JavaError> {
+        self.begin_if_needed().await?;
+        if !prepared {
+            return self.select_once(sql, limits).await;
+        }
+        let types: Vec<Type> = params.iter().map(pg_values::declared_type).collect();
+        let statement = self.statement(sql, &types).await?;
+        Self::check_count(&statement, params)?;
+        if statement.columns().is_empty() {
+            self.execute_statement(&statement, params, limits).await?;
+            return Err(psql("No results were returned by the query.", "02000"));
+        }
+        let rows = self.rows(&statement, params, limits).await?;
+        Ok(ResultSet {
+            columns: statement
+                .columns()
+                .iter()
+                .map(|c| c.name().to_string())
+                .collect(),
+            rows,
+        })
+    }
+
+    /// A statement without parameters in one round trip (an unnamed statement); the
+    /// column names of an empty result come from describing it again.
+    async fn select_once(&mut self, sql: &str, limits: &Limits) -> Result<ResultSet, JavaError> {
+        let ended_by = self.ended_by.clone();
+        let client = &self.client;
+        let work = async {
+            let stream = client
+                .query_typed_raw(sql, std::iter::empty::<(&str, Type)>())
+                .await?;
+            collect(stream, limits.max_rows).await
+        };
+        let (columns, rows) = Self::timed(&self.cancel, limits, work)
+            .await
+            .map_err(|e| error(&e, &ended_by))?;
+        let columns = match columns {
+            Some(columns) => columns,
+            None => {
+                let described = self
+                    .client
+                    .prepare(sql)
+                    .await
+                    .map_err(|e| error(&e, &ended_by))?;
+                if described.columns().is_empty() {
+                    return Err(psql("No results were returned by the query.", "02000"));
+                }
+                described
+                    .columns()
+                    .iter()
+                    .map(|c| c.name().to_string())
+                    .collect()
+            }
+        };
+        Ok(ResultSet { columns, rows })
+    }
+
+    async fn rows(
+        &self,
+        statement: &Statement,
+        params: &[Param],
+        limits: &Limits,
+    ) -> Result<Vec<Vec<Cell>>, JavaError> {
+        let values: Vec<pg_values::Param> =
+            params.iter().map(|p| pg_values::Param(&p.value)).collect();
+        let work = async {
+            let stream = self.client.query_raw(statement, values.iter()).await?;
+            collect(stream, limits.max_rows).await
+        };
+        Self::timed(&self.cancel, limits, work)
+            .await
+            .map(|(_, rows)| rows)
+            .map_err(|e| error(&e, &self.ended_by))
+    }
+
+    /// Executes a prepared statement and returns its update count.
+    async fn execute_statement(
+        &self,
+        statement: &Statement,
+        params: &[Param],
+        limits: &Limits,
+    ) -> Result<u64, JavaError> {
+        let values: Vec<pg_values::Param> =
+            params.iter().map(|p| pg_values::Param(&p.value)).collect();
+        let work = async {
+            let stream = self.client.query_raw(statement, values.iter()).await?;
+            pin_mut!(stream);
+            while stream.try_next().await?.is_some() {}
+            Ok::<_, tokio_postgres::Error>(stream.rows_affected().unwrap_or(0))
+        };
+        Self::timed(&self.cancel, limits, work)
+            .await
+            .map_err(|e| error(&e, &self.ended_by))
+    }
+
+    /// `Statement.executeUpdate`: the update count of the first statement.
+    pub async fn update(&mut self, sql: &str, limits: &Limits) -> Result<i64, JavaError> {
+        self.begin_if_needed().await?;
+        let work = self.client.simple_query(sql);
+        let messages = Self::timed(&self.cancel, limits, work)
+            .await
+            .map_err(|e| error(&e, &self.ended_by))?;
+        let mut count = None;
+        for message in &messages {
+            match message {
+                SimpleQueryMessage::Row(_) | SimpleQueryMessage::RowDescription(_) => {
+                    return Err(psql(
+                        "A result was returned when none was expected.",
+                        "0100E",
+                    ))
+                }
+                SimpleQueryMessage::CommandComplete(n) if count.is_none() => count = Some(*n),
+                _ => {}
+            }
+        }
+        Ok(count.map_or(0, |n| n as i64))
+    }
+
+    /// `PreparedStatement.executeUpdate`.
+    pub async fn prepared_update(
+        &mut self,
+        sql: &str,
+        params: &[Param],
+        limits: &Limits,
+    ) -> Result<Vec<StatementResult>, JavaError> {
+        self.begin_if_needed().await?;
+        let types: Vec<Type> = params.iter().map(pg_values::declared_type).collect();
+        let statement = self.statement(sql, &types).await?;
+        Self::check_count(&statement, params)?;
+        let count = self.execute_statement(&statement, params, limits).await?;
+        if !statement.columns().is_empty() {
+            return Err(psql(
+                "A result was returned when none was expected.",
+                "0100E",
+            ));
+        }
+        Ok(vec![StatementResult::Updates(count as i64)])
+    }
+
+    /// `CallableStatement.execute`: a function call's row gives the OUT parameters; a
+    /// call without registered OUT parameters returns its rows as a result set.
+    pub async fn call(
+        &mut self,
+        sql: &str,
+        params: &[Param],
+        limits: &Limits,
+    ) -> Result<CallOutcome, JavaError> {
+        self.begin_if_needed().await?;
+        let (native, is_function) = jdbc_call(sql);
+        let outs = params
+            .iter()
+            .filter(|p| p.direction != Direction::In)
+            .count();
+        // pgjdbc sends OUT-only parameters as `void` nulls.
+        let types: Vec<Type> = params
+            .iter()
+            .map(|p| match p.direction {
+                Direction::Out if is_function => Type::VOID,
+                _ => pg_values::declared_type(p),
+            })
+            .collect();
+        let statement = self.statement(&native, &types).await?;
+        Self::check_count(&statement, params)?;
+        if statement.columns().is_empty() {
+            let count = self.execute_statement(&statement, params, limits).await?;
+            return Ok(CallOutcome {
+                results: vec![StatementResult::Updates(count as i64)],
+                out_values: Vec::new(),
+            });
+        }
+        let rows = self.rows(&statement, params, limits).await?;
+        if !is_function || outs == 0 {
+            let columns = statement
+                .columns()
+                .iter()
+                .map(|c| c.name().to_string())
+                .collect();
+            return Ok(CallOutcome {
+                results: vec![StatementResult::Rows(ResultSet { columns, rows })],
+                out_values: Vec::new(),
+            });
+        }
+        let Some(row) = rows.into_iter().next() else {
+            return Err(psql(
+                "A CallableStatement was executed with nothing returned.",
+                "02000",
+            ));
+        };
+        if row.len() != outs {
+            return Err(psql(
+                "A CallableStatement was executed with an invalid number of parameters",
+                "42601",
+            ));
+        }
+        Ok(CallOutcome {
+            results: vec![StatementResult::Updates(-1)],
+            out_values: row,
+        })
+    }
+
+    /// `Connection.commit`.
+    pub async fn commit(&mut self) -> Result<(), JavaError> {
+        if self.autocommit {
+            return Err(psql("Cannot commit when autoCommit is enabled.", "25P01"));
+        }
+        if self.in_transaction {
+            self.in_transaction = false;
+            self.batch("COMMIT").await?;
+        }
+        Ok(())
+    }
+
+    /// `Connection.rollback`.
+    pub async fn rollback(&mut self) -> Result<(), JavaError> {
+        if self.autocommit {
+            return Err(psql("Cannot rollback when autoCommit is enabled.", "25P01"));
+        }
+        if self.in_transaction {
+            self.in_transaction = false;
+            self.batch("ROLLBACK").await?;
+        }
+        Ok(())
+    }
+
+    /// `Connection.setAutoCommit`: turning it on commits an open transaction.
+    pub async fn set_autocommit(&mut self, on: bool) -> Result<(), JavaError> {
+        if on && !self.autocommit && self.in_transaction {
+            self.in_transaction = false;
+            self.batch("COMMIT").await?;
+        }
+        self.autocommit = on;
+        Ok(())
+    }
+}
+
+type Collected = (Option<Vec<String>>, Vec<Vec<Cell>>);
+
+/// Reads up to `max_rows` rows; the column names come with the first row.
+async fn collect(
+    stream: tokio_postgres::RowStream,
+    max_rows: Option<usize>,
+) -> Result<Collected, tokio_postgres::Error> {
+    pin_mut!(stream);
+    let mut columns = None;
+    let mut rows = Vec::new();
+    while let Some(row) = stream.try_next().await? {
+        if columns.is_none() {
+            columns = Some(row.columns().iter().map(|c| c.name().to_string()).collect());
+        }
+        if max_rows.is_some_and(|max| rows.len() >= max) {
+            continue;
+        }
+        let mut cells = Vec::with_capacity(row.len());
+        for i in 0..row.len() {
+            cells.push(row.try_get::<_, PgCell>(i)?.0);
+        }
+        rows.push(cells);
+    }
+    Ok((columns, rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::jdbc_call;
+
+    #[test]
+    fn jdbc_call_escapes_become_selects_as_pgjdbc_rewrites_them() {
+        assert_eq!(
+            jdbc_call("{? = call add_one(?)}"),
+            ("select * from add_one(?,?) as result".into(), true)
+        );
+        assert_eq!(
+            jdbc_call("{call f(?, ?)}"),
+            ("select * from f(?, ?) as result".into(), true)
+        );
+        assert_eq!(
+            jdbc_call("{ ? = call now }"),
+            ("select * from now(?) as result".into(), true)
+        );
+        assert_eq!(jdbc_call("CALL p(?)"), ("CALL p(?)".into(), true));
+        assert_eq!(jdbc_call("select f(?)"), ("select f(?)".into(), false));
+    }
+}
