@@ -4,6 +4,8 @@
 #![allow(dead_code)]
 
 pub mod batch;
+pub mod db;
+pub mod jdbc_run;
 
 pub mod services;
 pub mod sockets;
