@@ -27,11 +27,21 @@ const PSQL_EXCEPTION: &str = "org.postgresql.util.PSQLException";
 /// pgjdbc's `preparedStatementCacheQueries`.
 const STATEMENT_CACHE: usize = 256;
 
+/// How a connection ended: the error its connection task ended with (the server's
+/// last word, as after `pg_terminate_backend`), or a failure seen by a statement.
+#[derive(Default)]
+struct EndState {
+    error: Option<tokio_postgres::Error>,
+    lost: bool,
+}
+
+type Ended = Arc<Mutex<EndState>>;
+
 /// One PostgreSQL connection.
 pub struct PgConn {
     client: Client,
-    /// Why the connection ended, when the server ended it (`pg_terminate_backend`).
-    ended_by: Arc<Mutex<Option<tokio_postgres::Error>>>,
+    /// Whether and why the connection ended.
+    ended_by: Ended,
     cancel: CancelToken,
     autocommit: bool,
     in_transaction: bool,
@@ -92,11 +102,11 @@ pub async fn connect(spec: &ConnectSpec, endpoint: &Endpoint) -> Result<PgConn, 
         .connect(NoTls)
         .await
         .map_err(|e| connect_error(&e, &host_spec))?;
-    let ended_by = Arc::new(Mutex::new(None));
+    let ended_by = Ended::default();
     let ended = ended_by.clone();
     tokio::spawn(async move {
         if let Err(e) = connection.await {
-            *ended.lock() = Some(e);
+            ended.lock().error = Some(e);
         }
     });
     let cancel = client.cancel_token();
@@ -144,15 +154,19 @@ fn connect_error(e: &tokio_postgres::Error, host_spec: &str) -> JavaError {
 /// A tokio-postgres error as pgjdbc reports it: the server's error rendered as
 /// `ServerErrorMessage.toString()` with its SQLState, a lost connection as the server's
 /// last word or `An I/O error occurred while sending to the backend.` (`08006`).
-fn error(
-    e: &tokio_postgres::Error,
-    ended_by: &Arc<Mutex<Option<tokio_postgres::Error>>>,
-) -> JavaError {
+/// A `FATAL` server error or a failed exchange also marks the connection lost, as
+/// pgjdbc's `isClosed()` then says, so that the pool drops it.
+fn error(e: &tokio_postgres::Error, ended_by: &Ended) -> JavaError {
     if let Some(db) = e.as_db_error() {
+        if matches!(db.severity(), "FATAL" | "PANIC") {
+            ended_by.lock().lost = true;
+        }
         return server_error(db);
     }
+    let mut ended = ended_by.lock();
+    ended.lost = true;
     if e.is_closed() {
-        if let Some(db) = ended_by.lock().as_ref().and_then(|e| e.as_db_error()) {
+        if let Some(db) = ended.error.as_ref().and_then(|e| e.as_db_error()) {
             return server_error(db);
         }
     }
@@ -187,61 +201,16 @@ fn psql(message: &str, state: &str) -> JavaError {
     JavaError::sql(PSQL_EXCEPTION, message, Some(state), 0)
 }
 
-/// What pgjdbc makes of a callable statement's SQL (`Parser.modifyJdbcCall`): the JDBC
-/// escape `{[? =] call f(...)}` becomes `select * from f(...) as result` (the `?` before
-/// `=` moved in as the first argument); a native `CALL` stays. The flag says whether
-/// the call returns its OUT parameters as one row.
-pub fn jdbc_call(sql: &str) -> (String, bool) {
-    let trimmed = sql.trim();
-    let Some(inner) = trimmed.strip_prefix('{').and_then(|s| s.strip_suffix('}')) else {
-        let native_call = trimmed.len() > 5
-            && trimmed[..4].eq_ignore_ascii_case("call")
-            && trimmed[4..].starts_with(char::is_whitespace);
-        return (sql.to_string(), native_call);
-    };
-    let inner = inner.trim();
-    let (out_first, call) = match inner.strip_prefix('?') {
-        Some(rest) => (
-            true,
-            rest.trim_start()
-                .strip_prefix('=')
-                .unwrap_or(rest)
-                .trim_start(),
-        ),
-        None => (false, inner),
-    };
-    let body = if call.len() > 4 && call[..4].eq_ignore_ascii_case("call") {
-        call[4..].trim_start()
-    } else {
-        return (sql.to_string(), false);
-    };
-    let mut text = String::from("select * from ");
-    match body.find('(') {
-        None => {
-            text.push_str(body);
-            text.push_str(if out_first { "(?)" } else { "()" });
-        }
-        Some(open) => {
-            text.push_str(&body[..=open]);
-            let args = &body[open + 1..];
-            if out_first {
-                let empty = args.trim_start().starts_with(')');
-                text.push_str(if empty { "?" } else { "?," });
-            }
-            text.push_str(args);
-        }
-    }
-    text.push_str(" as result");
-    (text, true)
-}
-
 impl PgConn {
     pub fn autocommit(&self) -> bool {
         self.autocommit
     }
 
+    /// Closed, or ended by the server (its last word may be read before the client
+    /// notices): DBCP drops such a connection when it comes back.
     pub fn is_closed(&self) -> bool {
-        self.client.is_closed()
+        let ended = self.ended_by.lock();
+        self.client.is_closed() || ended.lost || ended.error.is_some()
     }
 
     /// Runs one-off SQL (init statements, isolation, validation).
@@ -480,7 +449,7 @@ impl PgConn {
         limits: &Limits,
     ) -> Result<CallOutcome, JavaError> {
         self.begin_if_needed().await?;
-        let (native, is_function) = jdbc_call(sql);
+        let (native, is_function) = super::pg_sql::jdbc_call(sql);
         let outs = params
             .iter()
             .filter(|p| p.direction != Direction::In)
@@ -591,27 +560,4 @@ async fn collect(
         rows.push(cells);
     }
     Ok((columns, rows))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::jdbc_call;
-
-    #[test]
-    fn jdbc_call_escapes_become_selects_as_pgjdbc_rewrites_them() {
-        assert_eq!(
-            jdbc_call("{? = call add_one(?)}"),
-            ("select * from add_one(?,?) as result".into(), true)
-        );
-        assert_eq!(
-            jdbc_call("{call f(?, ?)}"),
-            ("select * from f(?, ?) as result".into(), true)
-        );
-        assert_eq!(
-            jdbc_call("{ ? = call now }"),
-            ("select * from now(?) as result".into(), true)
-        );
-        assert_eq!(jdbc_call("CALL p(?)"), ("CALL p(?)".into(), true));
-        assert_eq!(jdbc_call("select f(?)"), ("select f(?)".into(), false));
-    }
 }

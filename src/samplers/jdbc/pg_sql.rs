@@ -1,7 +1,8 @@
 //! The SQL text pgjdbc sends for a prepared or callable statement (`Parser.parseJdbcSql`):
 //! each JDBC `?` placeholder becomes PostgreSQL's `$1`, `$2`..., while `?` inside
 //! string literals, quoted identifiers, dollar-quoted bodies and comments stays as
-//! written, and `??` stands for one literal `?` (the JSON operators).
+//! written, and `??` stands for one literal `?` (the JSON operators); JDBC call escapes
+//! become `select * from f(...) as result` ([`jdbc_call`]).
 
 /// Rewrites the `?` placeholders of `sql` to `$n`.
 pub fn native_placeholders(sql: &str) -> String {
@@ -107,9 +108,57 @@ fn dollar_quote_end(sql: &str, at: usize) -> Option<usize> {
     )
 }
 
+/// What pgjdbc makes of a callable statement's SQL (`Parser.modifyJdbcCall`): the JDBC
+/// escape `{[? =] call f(...)}` becomes `select * from f(...) as result` (the `?` before
+/// `=` moved in as the first argument); a native `CALL` stays. The flag says whether
+/// the call returns its OUT parameters as one row.
+pub fn jdbc_call(sql: &str) -> (String, bool) {
+    let trimmed = sql.trim();
+    let Some(inner) = trimmed.strip_prefix('{').and_then(|s| s.strip_suffix('}')) else {
+        let native_call = trimmed.len() > 5
+            && trimmed[..4].eq_ignore_ascii_case("call")
+            && trimmed[4..].starts_with(char::is_whitespace);
+        return (sql.to_string(), native_call);
+    };
+    let inner = inner.trim();
+    let (out_first, call) = match inner.strip_prefix('?') {
+        Some(rest) => (
+            true,
+            rest.trim_start()
+                .strip_prefix('=')
+                .unwrap_or(rest)
+                .trim_start(),
+        ),
+        None => (false, inner),
+    };
+    let body = if call.len() > 4 && call[..4].eq_ignore_ascii_case("call") {
+        call[4..].trim_start()
+    } else {
+        return (sql.to_string(), false);
+    };
+    let mut text = String::from("select * from ");
+    match body.find('(') {
+        None => {
+            text.push_str(body);
+            text.push_str(if out_first { "(?)" } else { "()" });
+        }
+        Some(open) => {
+            text.push_str(&body[..=open]);
+            let args = &body[open + 1..];
+            if out_first {
+                let empty = args.trim_start().starts_with(')');
+                text.push_str(if empty { "?" } else { "?," });
+            }
+            text.push_str(args);
+        }
+    }
+    text.push_str(" as result");
+    (text, true)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::native_placeholders;
+    use super::{jdbc_call, native_placeholders};
 
     #[test]
     fn placeholders_are_numbered_outside_literals_and_comments() {
@@ -128,5 +177,23 @@ mod tests {
             "select $q$ it's ? $q$, 'it''s ?', $1"
         );
         assert_eq!(native_placeholders("select $1, ?"), "select $1, $1");
+    }
+
+    #[test]
+    fn jdbc_call_escapes_become_selects_as_pgjdbc_rewrites_them() {
+        assert_eq!(
+            jdbc_call("{? = call add_one(?)}"),
+            ("select * from add_one(?,?) as result".into(), true)
+        );
+        assert_eq!(
+            jdbc_call("{call f(?, ?)}"),
+            ("select * from f(?, ?) as result".into(), true)
+        );
+        assert_eq!(
+            jdbc_call("{ ? = call now }"),
+            ("select * from now(?) as result".into(), true)
+        );
+        assert_eq!(jdbc_call("CALL p(?)"), ("CALL p(?)".into(), true));
+        assert_eq!(jdbc_call("select f(?)"), ("select f(?)".into(), false));
     }
 }
