@@ -352,7 +352,7 @@ fn transactions(driver: Driver) {
         }
         Driver::ConnectorJ => assert_failed(
             timeout,
-            "S1000 0",
+            "null 0",
             "com.mysql.cj.jdbc.exceptions.MySQLTimeoutException: Statement cancelled due to \
              timeout or client request",
         ),
@@ -419,4 +419,62 @@ fn mariadb_transactions_callable_and_pools() {
 fn mysql_connector_j_transactions_callable_and_pools() {
     let _turn = mariadb_turn();
     transactions(Driver::ConnectorJ);
+}
+
+/// The real-world plans that use JDBC: `check` accepts their JDBC elements. What it still
+/// reports is about other elements (missing CSV files, BeanShell, an arrivals thread
+/// group), the Oracle driver jmxr has no counterpart for, and, as a warning, the
+/// template's `hostname:port` URL, whose samples fail as JMeter's do.
+#[test]
+fn real_world_jdbc_plans_pass_check_but_for_other_elements() {
+    let plans: [(&str, &[&str]); 8] = [
+        ("kimoty__training__jdbc.jmx", &[]),
+        ("apache__jmeter__jdbc.jmx", &[]),
+        (
+            "mosip__mosip-performance-tests__09.fetchingprids_from_db.jmx",
+            &[],
+        ),
+        ("Fangziqiang__jmeter_script__plan-505018c4.jmx", &[]),
+        ("cbrowet-axway__performance_testing__JDBC_test.jmx", &[]),
+        ("anoopbaragi__jmeeter-__jdbc.jmx", &[]),
+        (
+            "pluto-atom-4__mvn-jmeter-jdbc__oe11r2-hr-validate.jmx",
+            &["JDBC driver \"oracle.jdbc.driver.OracleDriver\" is not supported"],
+        ),
+        (
+            "george-pc__jmeter-jdbc-test-framework__Test-Plan-Fire-QPS-with-load-profile.jmx",
+            &[],
+        ),
+    ];
+    let work = tempfile::tempdir().expect("scratch folder");
+    for (plan, expected) in plans {
+        let path = support::conformance().join("real-world").join(plan);
+        let output = support::jmxr(work.path(), &["check", path.to_str().expect("UTF-8")]);
+        let text = String::from_utf8_lossy(&output.stdout);
+        let jdbc_errors: Vec<&str> = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("error:") && l.contains("[JDBC"))
+            .collect();
+        assert_eq!(
+            jdbc_errors.len(),
+            expected.len(),
+            "{plan}: {jdbc_errors:#?}"
+        );
+        for (line, wanted) in jdbc_errors.iter().zip(expected) {
+            assert!(line.contains(wanted), "{plan}: {line}");
+        }
+        let unsupported_jdbc = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("unsupported") && l.contains("[JDBC"))
+            .count();
+        assert_eq!(unsupported_jdbc, 0, "{plan}:\n{text}");
+    }
+    let template = support::conformance().join("real-world/apache__jmeter__jdbc.jmx");
+    let output = support::jmxr(work.path(), &["check", template.to_str().expect("UTF-8")]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("Result: jmxr can run this plan")
+            && text.contains("every sample using this pool fails"),
+        "{text}"
+    );
 }
