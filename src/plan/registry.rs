@@ -158,7 +158,7 @@ const WS_FILTER: &str = "drops frames while the WebSocket samplers in its scope 
 each discarded frame is a sub-result (see docs/websocket.md)";
 const PROTO: &str = "this protocol is not supported yet";
 const JDBC: &str = "PostgreSQL, MySQL and MariaDB with native drivers; every query type, parameter types and `]NULL[`, variable names, result variable, row limit and query timeout (see docs/jdbc.md); other databases' drivers are a plan error";
-const JDBC_POOL: &str = "org.postgresql.Driver, com.mysql.cj.jdbc.Driver, com.mysql.jdbc.Driver and org.mariadb.jdbc.Driver URLs; pool shared by variable name, max wait, auto-commit, isolation, init SQL, keep-alive; TLS connections are not supported yet (see docs/jdbc.md)";
+const JDBC_POOL: &str = "org.postgresql.Driver, com.mysql.cj.jdbc.Driver, com.mysql.jdbc.Driver and org.mariadb.jdbc.Driver URLs; pool shared by variable name, max wait, auto-commit, isolation, init SQL, keep-alive; TLS connections and preinit are not supported yet (see docs/jdbc.md)";
 const NO_PLUGIN: &str = "not supported yet";
 const ARRIVALS: &str = "arrival-rate thread groups are not supported yet: a bzm Concurrency \
 Thread Group paced by a Throughput Shaping Timer gives a similar load";
