@@ -464,7 +464,7 @@ mod tests {
             "-12345"
         );
         assert_eq!(
-            numeric_text(&numeric(-2, 0, 7, &[1000])).unwrap(),
+            numeric_text(&numeric(-2, 0, 7, &[10])).unwrap(),
             "0.0000001"
         );
         assert_eq!(numeric_text(&numeric(0, 0, 0, &[])).unwrap(), "0");
