@@ -43,7 +43,8 @@ pub struct Limits {
 
 /// A connection of either database.
 pub enum Conn {
-    Pg(PgConn),
+    /// Boxed: a PostgreSQL connection holds its statement cache and more state.
+    Pg(Box<PgConn>),
     My(MyConn),
 }
 

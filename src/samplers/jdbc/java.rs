@@ -209,9 +209,9 @@ pub fn local_date_time(at: NaiveDateTime) -> String {
         out.push_str(&format!(":{:02}", at.second()));
     }
     if nanos != 0 {
-        if nanos % 1_000_000 == 0 {
+        if nanos.is_multiple_of(1_000_000) {
             out.push_str(&format!(".{:03}", nanos / 1_000_000));
-        } else if nanos % 1000 == 0 {
+        } else if nanos.is_multiple_of(1000) {
             out.push_str(&format!(".{:06}", nanos / 1000));
         } else {
             out.push_str(&format!(".{nanos:09}"));
@@ -257,7 +257,7 @@ mod tests {
         for (value, java) in cases {
             assert_eq!(double_to_string(value), java, "{value}");
         }
-        assert_eq!(float_to_string(3.14_f32), "3.14");
+        assert_eq!(float_to_string(1.25_f32), "1.25");
         assert_eq!(float_to_string(1e10_f32), "1.0E10");
     }
 

@@ -65,8 +65,7 @@ pub async fn connect(spec: &ConnectSpec, endpoint: &Endpoint) -> Result<PgConn, 
         &endpoint.database
     });
     config.application_name(
-        &spec
-            .property(endpoint, "ApplicationName")
+        spec.property(endpoint, "ApplicationName")
             .unwrap_or_else(|| "PostgreSQL JDBC Driver".into()),
     );
     if let Some(options) = spec.property(endpoint, "options") {

@@ -59,7 +59,9 @@ impl ConnectSpec {
 
     async fn connect(&self) -> Result<Conn, JavaError> {
         match self.dialect {
-            Dialect::Postgres => super::pg::connect(self, &self.endpoint).await.map(Conn::Pg),
+            Dialect::Postgres => super::pg::connect(self, &self.endpoint)
+                .await
+                .map(|c| Conn::Pg(Box::new(c))),
             Dialect::MySql | Dialect::MariaDb => super::mysql::connect(self, &self.endpoint)
                 .await
                 .map(Conn::My),
