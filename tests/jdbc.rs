@@ -285,7 +285,7 @@ fn dialect_properties(driver: Driver) -> Vec<String> {
             ("drop_fn", "drop procedure if exists jmxr_calc"),
             ("sleep_sql", "select sleep(2) as slept"),
             ("conn_id_sql", "select connection_id() as id"),
-            ("kill_prefix", "kill "),
+            ("kill_prefix", "kill"),
             ("kill_suffix", ""),
             ("kill_type", "Update Statement"),
         ]
