@@ -156,6 +156,10 @@ Manager on the upgrade, frame filters, the plugin's codes, messages and sizes; s
 docs/websocket.md";
 const WS_FILTER: &str = "drops frames while the WebSocket samplers in its scope read; \
 each discarded frame is a sub-result (see docs/websocket.md)";
+const SSE: &str = "Server-Sent Events, which JMeter has no element for: one stream per user \
+(http and https, Header and Cookie Manager, connect and response timeouts), events read until \
+a count of them match an event type or a data pattern, or a timeout, with Last-Event-ID and \
+retry honoured on reconnection; see docs/sse.md";
 const PROTO: &str = "this protocol is not supported yet";
 const JDBC: &str = "PostgreSQL, MySQL and MariaDB with native drivers; every query type, parameter types and `]NULL[`, variable names, result variable, row limit and query timeout (see docs/jdbc.md); other databases' drivers are a plan error";
 const JDBC_POOL: &str = "org.postgresql.Driver, com.mysql.cj.jdbc.Driver, com.mysql.jdbc.Driver and org.mariadb.jdbc.Driver URLs; pool shared by variable name, max wait, auto-commit, isolation, init SQL, keep-alive; TLS connections and preinit are not supported yet (see docs/jdbc.md)";
@@ -240,6 +244,9 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "eu.luminis.jmeter.wssampler.SingleReadWebSocketSampler" => Sampler Supported "WebSocket Single Read Sampler" WEBSOCKET;
     "eu.luminis.jmeter.wssampler.CloseWebSocketSampler" => Sampler Supported "WebSocket Close" WEBSOCKET;
     "eu.luminis.jmeter.wssampler.PingPongSampler" => Sampler Supported "WebSocket Ping/Pong" WEBSOCKET;
+    "jmxr.sse.OpenStream" => Sampler Supported "SSE Open Stream (jmxr's own)" SSE;
+    "jmxr.sse.ReadEvents" => Sampler Supported "SSE Read Events (jmxr's own)" SSE;
+    "jmxr.sse.CloseStream" => Sampler Supported "SSE Close Stream (jmxr's own)" SSE;
     "JMeter.plugins.functional.samplers.websocket.WebSocketSampler" => Sampler Supported "WebSocket Sampler (jmeter-websocket plugin)" "text messages with response and close patterns, streaming connections by connection id, the message backlog and the plugin's execution log as response message; no proxy, no Header or Cookie Manager (that plugin version has none); see docs/websocket.md";
     "vn.zalopay.benchmark.testbean.GrpcRequest" => Sampler Unsupported "GRPC Request" PROTO;
     "net.xmeter.samplers.ConnectSampler" => Sampler Unsupported "MQTT Connect" PROTO;

@@ -12,8 +12,9 @@
 //! [`debug`] (Debug Sampler), [`dummy`] (jmeter-plugins Dummy Sampler), [`os_process`]
 //! (OS Process Sampler), [`flow_control`] (Flow Control Action), [`http`] (HTTP Request and its managers), [`udp`] (the native
 //! UDP sender behind Java Request classes and the jmeter-plugins UDP Request), [`tcp`]
-//! (TCP Sampler), [`ws`] (the Luminis WebSocket samplers), [`jdbc`] (JDBC Request and
-//! processors, built by the assembler with the plan's connection configurations).
+//! (TCP Sampler), [`ws`] (the Luminis WebSocket samplers), [`sse`] (jmxr's own
+//! Server-Sent Events samplers), [`jdbc`] (JDBC Request and processors, built by the
+//! assembler with the plan's connection configurations).
 
 pub mod bytes;
 pub mod debug;
@@ -23,6 +24,7 @@ pub mod http;
 pub mod java;
 pub mod jdbc;
 pub mod os_process;
+pub mod sse;
 pub mod tcp;
 pub mod udp;
 pub mod ws;
@@ -62,7 +64,7 @@ pub fn build(
         | "com.blazemeter.jmeter.http2.sampler.HTTP2Request" => {
             Some(http::build_bzm_http2(cx, configs))
         }
-        _ => ws::build(class, cx, configs),
+        _ => sse::build(class, cx, configs).or_else(|| ws::build(class, cx, configs)),
     }
 }
 

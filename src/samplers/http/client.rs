@@ -259,7 +259,7 @@ pub async fn exchange(
 
 /// Opens a TCP connection for `out`, names resolved through the user's DNS cache of the
 /// plan's DNS Cache Manager when there is one.
-pub(super) async fn connect_with_user_dns(
+pub(in crate::samplers) async fn connect_with_user_dns(
     pool: &mut Pool,
     out: &Outgoing<'_>,
 ) -> Result<TcpStream, TransportError> {

@@ -57,9 +57,7 @@ use crate::jmx::Element;
 use crate::plan::{BuildContext, SampleContext, Sampler};
 use crate::sample::SampleResult;
 
-use self::client::{Outgoing, Pool, TransportError};
 use self::config::HttpSpec;
-use self::url::Url;
 use super::new_result;
 use crate::foundation::clock::wall_clock_ms;
 
@@ -67,6 +65,10 @@ pub(super) use self::bzm::build as build_bzm_http2;
 // The WebSocket samplers' upgrade request takes its headers, cookies and TLS from here.
 pub(super) use self::config::{cookie_manager, merge_headers, CookieManagerSpec};
 pub(super) use self::tls::{handshake as tls_handshake, Stream, VERIFY_PROPERTY};
+// The SSE samplers open their streams with the HTTP sampler's connect, TLS and errors.
+pub(super) use self::client::{connect_with_user_dns, Outgoing, Pool, TransportError};
+pub(super) use self::response::fill_error;
+pub(super) use self::url::Url;
 
 /// The JMeter property that sends HTTP Requests over HTTP/2 where the server offers it.
 pub const HTTP2_PROPERTY: &str = "jmxr.http.http2";
@@ -798,6 +800,19 @@ pub(super) fn upgrade_cookie_header(
     let url = Url::from_parts(scheme, host, port, path);
     let header = user_jar(cx, manager)?.header_for(&url);
     (!header.is_empty()).then_some(header)
+}
+
+/// Stores the `Set-Cookie` values of a response from `url` (an event stream's) in the
+/// user's jar for `manager`, as an HTTP Request's response stores them.
+pub(super) fn store_cookies(
+    cx: &mut SampleContext<'_>,
+    manager: Option<&CookieManagerSpec>,
+    url: &Url,
+    set_cookie_values: &[&str],
+) {
+    if let Some(jar) = user_jar(cx, manager) {
+        jar.store(url, set_cookie_values);
+    }
 }
 
 /// Whether the run asked for certificate checking (see [`tls`]).
