@@ -8,99 +8,15 @@
 mod support;
 
 use support::ws_server::{self, WsServer};
+use support::xml_jtl::{self, get, Sample};
 use support::{fixtures, jmxr};
-
-/// One sample (or sub-sample) of an XML `.jtl`.
-#[derive(Debug, Clone)]
-struct Sample {
-    label: String,
-    code: String,
-    message: String,
-    success: bool,
-    data_type: String,
-    bytes: i64,
-    sent: i64,
-    elapsed: i64,
-    connect: i64,
-    data: String,
-    request_headers: String,
-    response_headers: String,
-    sampler_data: String,
-    subresults: Vec<Sample>,
-}
-
-fn read(node: roxmltree::Node<'_, '_>) -> Sample {
-    let attr = |name: &str| node.attribute(name).unwrap_or("").to_string();
-    let number = |name: &str| attr(name).parse::<i64>().unwrap_or(-1);
-    let child = |tag: &str| {
-        node.children()
-            .find(|c| c.has_tag_name(tag))
-            .and_then(|c| c.text())
-            .unwrap_or("")
-            .to_string()
-    };
-    Sample {
-        label: attr("lb"),
-        code: attr("rc"),
-        message: attr("rm"),
-        success: attr("s") == "true",
-        data_type: attr("dt"),
-        bytes: number("by"),
-        sent: number("sby"),
-        elapsed: number("t"),
-        connect: number("ct"),
-        data: child("responseData"),
-        request_headers: child("requestHeader"),
-        response_headers: child("responseHeader"),
-        sampler_data: child("samplerData"),
-        subresults: node
-            .children()
-            .filter(|c| c.has_tag_name("sample"))
-            .map(read)
-            .collect(),
-    }
-}
 
 /// Runs the plan against a server on `port` and returns its top-level samples in order.
 fn run(port: u16, tls: bool) -> Vec<Sample> {
-    let work = tempfile::tempdir().expect("scratch folder");
-    let plan = fixtures().join("websocket/exchanges.jmx");
-    let port = format!("-Jws.port={port}");
-    let tls = format!("-Jws.tls={tls}");
-    let args = [
-        "-n",
-        "-t",
-        plan.to_str().expect("UTF-8 path"),
-        "-l",
-        "out.jtl",
-        "-Jjmeter.save.saveservice.output_format=xml",
-        "-Jjmeter.save.saveservice.response_data=true",
-        "-Jjmeter.save.saveservice.samplerData=true",
-        "-Jjmeter.save.saveservice.requestHeaders=true",
-        "-Jjmeter.save.saveservice.responseHeaders=true",
-        &port,
-        &tls,
-    ];
-    let output = jmxr(work.path(), &args);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let text = std::fs::read_to_string(work.path().join("out.jtl")).expect("jtl");
-    let doc = roxmltree::Document::parse(&text).expect("XML jtl");
-    doc.root_element()
-        .children()
-        .filter(|n| n.has_tag_name("sample"))
-        .map(read)
-        .collect()
-}
-
-fn get<'s>(samples: &'s [Sample], label: &str) -> &'s Sample {
-    samples
-        .iter()
-        .find(|s| s.label == label)
-        .unwrap_or_else(|| panic!("no sample {label:?} in {samples:#?}"))
+    xml_jtl::run(
+        "websocket/exchanges.jmx",
+        &[("ws.port", port.to_string()), ("ws.tls", tls.to_string())],
+    )
 }
 
 /// What every server must produce. `empty_final_fragment`: the server ends a fragmented

@@ -196,3 +196,4 @@ pub mod h2_server;
 pub mod http_server;
 pub mod wire;
 pub mod ws_server;
+pub mod xml_jtl;
