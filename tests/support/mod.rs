@@ -195,5 +195,6 @@ pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
 pub mod h2_server;
 pub mod http_server;
 pub mod wire;
+pub mod sse_server;
 pub mod ws_server;
 pub mod xml_jtl;
