@@ -3,7 +3,8 @@
 //! extractors and assertions on them, rides out the server closing the stream
 //! (reconnection with `Last-Event-ID` after the `retry` time), times out, collects for
 //! a while, closes; then meets a refused stream, an answer that is not a stream, a
-//! `204` on reconnection and a read that may not reconnect. Run over HTTP and HTTPS.
+//! `204` on reconnection and a read that may not reconnect. Run over HTTP and HTTPS;
+//! `check` lists the three samplers as supported.
 
 mod support;
 
@@ -255,4 +256,25 @@ fn events_are_read_filtered_and_resumed_over_https() {
     let server = sse_server::serve(true, handler);
     let samples = run(&server, "https");
     check(&samples, &server, "https");
+}
+
+#[test]
+fn check_lists_the_sse_samplers_as_supported() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = support::fixtures().join("sse/events.jmx");
+    let output = support::jmxr(dir.path(), &["check", plan.to_str().expect("UTF-8")]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    for class in [
+        "jmxr.sse.OpenStream",
+        "jmxr.sse.ReadEvents",
+        "jmxr.sse.CloseStream",
+    ] {
+        let line = stdout
+            .lines()
+            .find(|l| l.contains(&format!("[{class}]")))
+            .unwrap_or_else(|| panic!("{class} not listed: {stdout}"));
+        assert!(line.trim_start().starts_with("supported"), "{line}");
+    }
+    assert!(stdout.contains(" 0 unsupported"), "{stdout}");
 }

@@ -12,8 +12,7 @@
 //!
 //! Underneath: [`connection`] speaks HTTP/1.1 on the HTTP sampler's connect and TLS,
 //! [`body`] de-chunks and inflates, [`parser`] reads the event-stream format and
-//! [`stream`] keeps an EventSource's state. The stream types are public so that
-//! scripts (`script::shims::sse`) open and read streams of their own.
+//! [`stream`] keeps an EventSource's state.
 
 mod body;
 mod connection;
@@ -27,9 +26,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-pub use connection::{is_event_stream_type, Opened, StreamError, StreamRequest};
-pub use parser::Event;
-pub use stream::{End, EventStream, Filter, LineError, ReadOutcome, Received};
+use connection::{Opened, StreamError, StreamRequest};
+use stream::{End, EventStream, Filter, ReadOutcome};
 
 use crate::expr::Template;
 use crate::jmx::Element;

@@ -7,8 +7,7 @@
 //! `retry`, counted from when the stream ended) and connects again with
 //! `Last-Event-ID`, within the same timeout: a network failure is retried after
 //! another wait, an answer that is not an event stream (`204` included) closes the
-//! stream for good, as the EventSource standard has it. [`EventStream::next_line`]
-//! reads the raw lines instead, for scripts that split events themselves.
+//! stream for good, as the EventSource standard has it.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -80,13 +79,6 @@ pub struct ReadOutcome {
     pub wire_bytes: u64,
 }
 
-/// Why a line could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LineError {
-    TimedOut,
-    Failed(StreamError),
-}
-
 /// See the module doc.
 pub struct EventStream {
     request: StreamRequest,
@@ -100,8 +92,6 @@ pub struct EventStream {
     ended_at: Option<Instant>,
     /// Why the stream will not reconnect any more.
     closed: Option<String>,
-    /// The raw line reader reached the end.
-    lines_done: bool,
 }
 
 impl EventStream {
@@ -121,7 +111,6 @@ impl EventStream {
             retry_ms,
             ended_at: None,
             closed: None,
-            lines_done: false,
         };
         if !opened.is_event_stream() {
             stream.closed = Some(not_a_stream(&opened));
@@ -145,15 +134,6 @@ impl EventStream {
 
     pub fn last_event_id(&self) -> &str {
         self.parser.last_event_id()
-    }
-
-    pub fn retry_ms(&self) -> u64 {
-        self.retry_ms
-    }
-
-    /// Whether the stream is connected now.
-    pub fn is_connected(&self) -> bool {
-        self.connection.is_some()
     }
 
     /// Why the stream will not reconnect, once it will not.
@@ -299,45 +279,6 @@ impl EventStream {
         self.ended_at = Some(Instant::now());
         let _ = self.lines.finish();
         self.parser.discard_pending();
-    }
-
-    /// The next raw line of the body (`Ok(None)` at its end), as a line reader over the
-    /// response gives it; no reconnection.
-    pub async fn next_line(
-        &mut self,
-        timeout: Option<Duration>,
-    ) -> Result<Option<String>, LineError> {
-        let deadline = timeout.map(|t| Instant::now() + t);
-        loop {
-            if let Some(line) = self.lines.next_line() {
-                return Ok(Some(line));
-            }
-            if self.lines_done {
-                return Ok(None);
-            }
-            let Some(connection) = self.connection.as_mut() else {
-                self.lines_done = true;
-                return Ok(self.lines.finish());
-            };
-            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-            match connection.read(left).await {
-                Ok(Read::Content { bytes, .. }) => self.lines.push(&bytes),
-                Ok(Read::TimedOut) => return Err(LineError::TimedOut),
-                Ok(Read::Ended) => self.connection = None,
-                Err(error) => {
-                    self.connection = None;
-                    self.lines_done = true;
-                    return Err(LineError::Failed(error));
-                }
-            }
-        }
-    }
-
-    /// Closes the connection; the stream reads nothing more.
-    pub fn close(&mut self) {
-        self.connection = None;
-        self.queue.clear();
-        self.closed = Some("the stream was closed".into());
     }
 }
 
