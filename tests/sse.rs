@@ -36,7 +36,10 @@ fn room(request: &Request, before: usize) -> Script {
         .header("Set-Cookie", "seen=1; Path=/")
         .closing();
     }
-    let resumed = request.header("Last-Event-ID").unwrap_or("none").to_string();
+    let resumed = request
+        .header("Last-Event-ID")
+        .unwrap_or("none")
+        .to_string();
     let mut steps = vec![send(&format!(
         "event: chat\ndata: {{\"from\":\"zed\",\"after\":\"{resumed}\"}}\nid: 9\n\n"
     ))];
@@ -56,8 +59,7 @@ fn handler(request: &Request, before: usize) -> Script {
         "/secure" => Script::page(401, "Unauthorized", "text/plain", "no key"),
         "/page" => Script::page(200, "OK", "text/html", "<html>not a stream</html>"),
         "/short" if before == 0 => {
-            Script::stream(vec![send("retry: 100\nevent: only\ndata: x\nid: s1\n\n")])
-                .closing()
+            Script::stream(vec![send("retry: 100\nevent: only\ndata: x\nid: s1\n\n")]).closing()
         }
         "/short" => Script::page(204, "No Content", "text/plain", ""),
         "/short2" => Script::stream(vec![send("data: y\n\n")]).closing(),
@@ -174,7 +176,10 @@ fn check(samples: &[Sample], server: &SseServer, scheme: &str) {
     assert!(ticks.len() >= 3, "{collect:?}");
     assert!(ticks.windows(2).all(|w| w[1] == w[0] + 1), "{ticks:?}");
 
-    assert_eq!(outcome(get(samples, "close")), ("200", "Stream closed", true));
+    assert_eq!(
+        outcome(get(samples, "close")),
+        ("200", "Stream closed", true)
+    );
     let after = get(samples, "after close");
     assert_eq!((after.code.as_str(), after.success), ("No stream", false));
     assert_eq!(
@@ -194,7 +199,9 @@ fn check(samples: &[Sample], server: &SseServer, scheme: &str) {
     assert_eq!(refused.data, "no key");
     let page = get(samples, "not a stream");
     assert_eq!((page.code.as_str(), page.success), ("200", false));
-    assert!(page.message.contains("\"text/html\", not text/event-stream"));
+    assert!(page
+        .message
+        .contains("\"text/html\", not text/event-stream"));
 
     let short = get(samples, "short read");
     assert_eq!(
@@ -238,7 +245,10 @@ fn check(samples: &[Sample], server: &SseServer, scheme: &str) {
     let second = &streams[1];
     assert_eq!(second.header("Last-Event-ID"), Some("8"));
     let cookie = second.header("Cookie").unwrap_or("");
-    assert!(cookie.contains("session=abc") && cookie.contains("seen=1"), "{cookie}");
+    assert!(
+        cookie.contains("session=abc") && cookie.contains("seen=1"),
+        "{cookie}"
+    );
     assert_eq!(second.header("X-Room"), Some("7"));
     let short = server.requests_to("/short2");
     assert_eq!(short[0].header("Last-Event-ID"), Some("41"));
