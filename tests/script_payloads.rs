@@ -9,55 +9,8 @@ mod support;
 use std::collections::HashMap;
 use std::process::Command;
 
+use support::protowire::{fields as wire_fields, text, Wire};
 use support::{fixtures, jmxr, run_fixture, Jtl};
-
-/// One field of the protobuf wire format: a varint or a length-delimited payload.
-#[derive(Debug, Clone, PartialEq)]
-enum Wire {
-    Varint(u64),
-    Bytes(Vec<u8>),
-}
-
-fn varint(bytes: &[u8], at: &mut usize) -> u64 {
-    let (mut value, mut shift) = (0u64, 0);
-    loop {
-        let byte = bytes[*at];
-        *at += 1;
-        value |= u64::from(byte & 0x7f) << shift;
-        if byte & 0x80 == 0 {
-            return value;
-        }
-        shift += 7;
-    }
-}
-
-/// The fields of an encoded message by number, written here from the wire-format
-/// specification so the check does not use the code that encoded them.
-fn wire_fields(bytes: &[u8]) -> HashMap<u64, Vec<Wire>> {
-    let mut fields: HashMap<u64, Vec<Wire>> = HashMap::new();
-    let mut at = 0;
-    while at < bytes.len() {
-        let key = varint(bytes, &mut at);
-        let value = match key & 7 {
-            0 => Wire::Varint(varint(bytes, &mut at)),
-            2 => {
-                let len = varint(bytes, &mut at) as usize;
-                at += len;
-                Wire::Bytes(bytes[at - len..at].to_vec())
-            }
-            other => panic!("wire type {other} not expected"),
-        };
-        fields.entry(key >> 3).or_default().push(value);
-    }
-    fields
-}
-
-fn text(field: &[Wire]) -> String {
-    match field {
-        [Wire::Bytes(b)] => String::from_utf8(b.clone()).expect("UTF-8"),
-        other => panic!("not one length-delimited field: {other:?}"),
-    }
-}
 
 fn unhex(hex: &str) -> Vec<u8> {
     (0..hex.len())

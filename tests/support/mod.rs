@@ -192,9 +192,11 @@ pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
     }
     records
 }
+pub mod app_ws_server;
 pub mod h2_server;
 pub mod http_server;
 pub mod wire;
+pub mod protowire;
 pub mod sse_server;
 pub mod ws_server;
 pub mod xml_jtl;
