@@ -5,6 +5,11 @@
 //!   frames with a rising `seq`, assert the `message_id` of each `ChatAck`, and send a
 //!   heartbeat whenever its interval has passed. The server decodes every frame with a
 //!   wire-format reader written here, not with jmxr's protobuf code.
+//! * `live_room/live_room.jmx`, a live-stream room: a WebSocket heartbeat, an event
+//!   stream read with event-type and data filters, a gift list polled over HTTP, and
+//!   gifts signed with HMAC-SHA256 over the sorted parameters and an HS256 JWT, which
+//!   the server verifies (with `ring` and a JWT reader written here); a Switch
+//!   Controller splits users into viewers and givers.
 
 mod support;
 
@@ -222,4 +227,269 @@ fn check_passes(fixture: &str, extra: &[&str]) {
 #[test]
 fn check_accepts_the_instant_messaging_plan() {
     check_passes("im/chat.jmx", &["-Jjmxr.protobuf.path=../scripts/protos"]);
+}
+
+const ROOM: &str = "42";
+const SIGN_SECRET: &str = "room-signing-secret";
+const JWT_SECRET: &str = "a-jwt-secret-of-at-least-32-bytes";
+
+fn hmac_sha256(key: &str, data: &[u8]) -> Vec<u8> {
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, key.as_bytes());
+    ring::hmac::sign(&key, data).as_ref().to_vec()
+}
+
+const BASE64URL: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+fn base64url_decode(text: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let (mut acc, mut bits) = (0u32, 0);
+    for c in text.bytes() {
+        let value = BASE64URL
+            .iter()
+            .position(|b| *b == c)
+            .unwrap_or_else(|| panic!("not base64url: {text}")) as u32;
+        acc = (acc << 6) | value;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
+}
+
+/// Checks a gift request as the room's API does: the HMAC-SHA256 of the parameters
+/// sorted by name in `X-Signature`, an HS256 JWT for the same user and room.
+fn check_gift(request: &support::sse_server::Request) -> Result<String, String> {
+    let body = String::from_utf8_lossy(&request.body).to_string();
+    let mut params: Vec<(&str, &str)> = body
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .collect();
+    params.sort();
+    let param = |name: &str| {
+        params
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.to_string())
+            .unwrap_or_default()
+    };
+    let names: Vec<&str> = params.iter().map(|(n, _)| *n).collect();
+    if names != ["count", "gift_id", "room_id", "ts", "uid"] {
+        return Err(format!("parameters {names:?}"));
+    }
+    let canonical: Vec<String> = params.iter().map(|(n, v)| format!("{n}={v}")).collect();
+    let expected: String = hmac_sha256(SIGN_SECRET, canonical.join("&").as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    if request.header("X-Signature") != Some(expected.as_str()) {
+        return Err("bad signature".into());
+    }
+    let token = request
+        .header("Authorization")
+        .and_then(|a| a.strip_prefix("Bearer "))
+        .ok_or("no bearer token")?;
+    let parts: Vec<&str> = token.split('.').collect();
+    let [header, claims, signature] = parts[..] else {
+        return Err(format!("not a JWT: {token}"));
+    };
+    let signed = hmac_sha256(JWT_SECRET, format!("{header}.{claims}").as_bytes());
+    if base64url_decode(signature) != signed {
+        return Err("bad JWT signature".into());
+    }
+    let header: serde_json::Value =
+        serde_json::from_slice(&base64url_decode(header)).map_err(|e| e.to_string())?;
+    let claims: serde_json::Value =
+        serde_json::from_slice(&base64url_decode(claims)).map_err(|e| e.to_string())?;
+    let ts: u64 = param("ts").parse().map_err(|_| "ts")?;
+    let uid = param("uid");
+    let expected_claims = serde_json::json!({
+        "sub": uid, "room": ROOM, "iat": ts / 1000, "exp": ts / 1000 + 600,
+    });
+    if header["alg"] != "HS256" || claims != expected_claims {
+        return Err(format!("JWT {header} {claims}"));
+    }
+    if param("room_id") != ROOM || param("gift_id") != "rose" || param("count") != "1" {
+        return Err(format!("gift {params:?}"));
+    }
+    Ok(uid)
+}
+
+/// The room's event stream: likes, entrances and chat messages, in turn.
+fn room_events() -> support::sse_server::Script {
+    use support::sse_server::{send, wait, Script};
+    let mut steps = Vec::new();
+    for i in 0..200 {
+        steps.push(send(&format!(
+            "event: like\ndata: {{\"count\":{}}}\nid: {}\n\n\
+             event: entrance\ndata: {{\"uid\":\"v{i}\"}}\nid: {}\n\n\
+             event: chat\ndata: {{\"room_id\":{ROOM},\"from\":\"v{i}\",\"text\":\"msg {i}\"}}\nid: {}\n\n",
+            i % 5 + 1,
+            i * 3 + 1,
+            i * 3 + 2,
+            i * 3 + 3
+        )));
+        steps.push(wait(5));
+    }
+    Script::stream(steps)
+}
+
+/// Runs the live-room plan with `users` and `rounds`; the gift checks the server made.
+fn run_room(
+    users: usize,
+    rounds: usize,
+    sign_secret: &str,
+) -> (
+    support::Jtl,
+    app_ws_server::AppWsServer,
+    support::sse_server::SseServer,
+    Vec<Result<String, String>>,
+) {
+    use std::sync::{Arc, Mutex};
+    use support::sse_server::Script;
+    let gifts: Arc<Mutex<Vec<Result<String, String>>>> = Arc::default();
+    let seen = gifts.clone();
+    let api = support::sse_server::serve(false, move |request, _| {
+        let path = request.target.split('?').next().unwrap_or("");
+        match (request.method.as_str(), path) {
+            ("GET", "/api/v1/room/42/events") => room_events(),
+            ("GET", "/api/v1/room/42/gifts") => Script::page(
+                200,
+                "OK",
+                "application/json",
+                r#"{"gifts":[{"id":"rose","price":1},{"id":"rocket","price":500}]}"#,
+            ),
+            ("POST", "/api/v1/room/42/gift") => {
+                let checked = check_gift(request);
+                let reply = match &checked {
+                    Ok(_) => Script::page(200, "OK", "application/json", r#"{"status":"ok"}"#),
+                    Err(_) => Script::page(
+                        401,
+                        "Unauthorized",
+                        "application/json",
+                        r#"{"status":"rejected"}"#,
+                    ),
+                };
+                seen.lock().expect("gifts lock").push(checked);
+                reply
+            }
+            _ => Script::page(404, "Not Found", "text/plain", ""),
+        }
+    });
+    let ws = app_ws_server::serve(|_, _, received| {
+        let heartbeat: serde_json::Value =
+            serde_json::from_slice(&received.data).unwrap_or_default();
+        let ack = serde_json::json!({"msg_type": "heartbeat_ack", "seq": heartbeat["seq"]});
+        vec![Message::text(ack.to_string())]
+    });
+    let args = [
+        format!("-Jroom.api_port={}", api.port),
+        format!("-Jroom.ws_port={}", ws.port),
+        format!("-Jroom.users={users}"),
+        format!("-Jroom.rounds={rounds}"),
+        format!("-Jroom.id={ROOM}"),
+        format!("-Jroom.secret={sign_secret}"),
+        format!("-Jroom.jwt_secret={JWT_SECRET}"),
+        "-Jroom.poll_ms=30".to_string(),
+        "-Jroom.poll_range_ms=10".to_string(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let jtl = run_fixture("live_room/live_room.jmx", &args);
+    let gifts = gifts.lock().expect("gifts lock").clone();
+    (jtl, ws, api, gifts)
+}
+
+#[test]
+fn live_room_viewers_heartbeat_read_filtered_events_and_send_signed_gifts() {
+    let (users, rounds) = (4, 3);
+    let (jtl, ws, api, gifts) = run_room(users, rounds, SIGN_SECRET);
+
+    for n in 1..=users {
+        let thread = format!("viewers 1-{n}");
+        let rows = jtl.rows_of(&thread);
+        for row in &rows {
+            assert_eq!(jtl.get(row, "success"), "true", "{row:?}");
+        }
+        let per_round: &[&str] = if n % 2 == 1 {
+            &["heartbeat", "gift list", "send gift", "like events"]
+        } else {
+            &["heartbeat", "chat events", "gift list"]
+        };
+        let mut expected = vec!["connect", "events"];
+        for _ in 0..rounds {
+            expected.extend_from_slice(per_round);
+        }
+        expected.extend_from_slice(&["leave events", "leave"]);
+        assert_eq!(jtl.labels_of(&thread), expected, "{thread}");
+        // The stream starts with a like and an entrance before the first chat message.
+        let first_read = rows
+            .iter()
+            .find(|r| {
+                jtl.get(r, "label").ends_with(" events") && jtl.get(r, "label") != "leave events"
+            })
+            .expect("an event read");
+        let skipped = if n % 2 == 1 {
+            "1 event"
+        } else {
+            "1 event, 2 skipped"
+        };
+        assert_eq!(jtl.get(first_read, "responseMessage"), skipped, "{thread}");
+    }
+
+    // Every gift request passed the server's signature and token checks.
+    let mut givers: Vec<String> = gifts
+        .iter()
+        .map(|g| g.clone().expect("gift accepted"))
+        .collect();
+    givers.sort();
+    let expected: Vec<String> = ["u1", "u3"]
+        .iter()
+        .flat_map(|u| std::iter::repeat_n(u.to_string(), rounds))
+        .collect();
+    assert_eq!(givers, expected);
+
+    // One WebSocket per user, a heartbeat per round, closed with 1000.
+    let connections = ws.connections();
+    assert_eq!(connections.len(), users);
+    for connection in &connections {
+        let uid = connection.query("uid").expect("uid").to_string();
+        assert_eq!(connection.query("room_id"), Some(ROOM));
+        let seqs: Vec<serde_json::Value> = connection
+            .messages
+            .iter()
+            .map(|m| {
+                let heartbeat: serde_json::Value =
+                    serde_json::from_slice(&m.data).expect("JSON heartbeat");
+                assert_eq!(heartbeat["msg_type"], "heartbeat");
+                assert_eq!(heartbeat["uid"], uid.as_str());
+                heartbeat["seq"].clone()
+            })
+            .collect();
+        let counted: Vec<serde_json::Value> = (1..=rounds).map(|n| n.into()).collect();
+        assert_eq!(seqs, counted, "{uid}");
+        assert_eq!(connection.close_code, Some(1000));
+    }
+
+    // One event stream per user, with the plan's headers.
+    let streams = api.requests_to("/api/v1/room/42/events");
+    assert_eq!(streams.len(), users);
+    for stream in &streams {
+        assert_eq!(stream.header("Accept"), Some("text/event-stream"));
+        assert_eq!(stream.header("X-Client"), Some("live-room-load"));
+    }
+}
+
+#[test]
+fn live_room_gifts_signed_with_the_wrong_secret_are_refused() {
+    let (jtl, _ws, _api, gifts) = run_room(1, 1, "not-the-secret");
+    assert_eq!(gifts, [Err("bad signature".to_string())]);
+    let row = jtl.one("send gift");
+    assert_eq!(jtl.get(row, "responseCode"), "401");
+    assert_eq!(jtl.get(row, "success"), "false");
+}
+
+#[test]
+fn check_accepts_the_live_room_plan() {
+    check_passes("live_room/live_room.jmx", &[]);
 }

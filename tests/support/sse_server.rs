@@ -3,7 +3,9 @@
 //! handler from request (and how many requests came before it to the same path) to a
 //! [`Script`]: a response head, then pieces of body sent in turn with pauses, then
 //! either the end of the stream or the connection held open until the client leaves.
-//! Every request is recorded, so tests check the headers jmxr sent.
+//! Every request is recorded (with its body, by `Content-Length`), so tests check the
+//! headers jmxr sent; it also answers the plain requests beside a stream (a login, a
+//! POST).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -56,6 +58,8 @@ impl Script {
             headers: vec![
                 ("Content-Type".into(), content_type.into()),
                 ("Content-Length".into(), body.len().to_string()),
+                // One request per connection: the client must not keep it.
+                ("Connection".into(), "close".into()),
             ],
             chunked: false,
             steps: vec![Step::Send(body.as_bytes().to_vec())],
@@ -121,8 +125,12 @@ pub fn serve(
     std::thread::spawn(move || {
         let counts: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
         for (number, stream) in listener.incoming().flatten().enumerate() {
-            let (handler, seen, counts, config) =
-                (handler.clone(), seen.clone(), counts.clone(), config.clone());
+            let (handler, seen, counts, config) = (
+                handler.clone(),
+                seen.clone(),
+                counts.clone(),
+                config.clone(),
+            );
             std::thread::spawn(move || {
                 let _ = stream.set_read_timeout(Some(HOLD_LIMIT));
                 let _ = match config {
@@ -178,11 +186,18 @@ fn session_on(
             headers.push((n.trim().to_string(), v.trim().to_string()));
         }
     }
+    let length = headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("Content-Length"))
+        .and_then(|(_, v)| v.parse::<usize>().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
     let request = Request {
         method,
         target: target.clone(),
         headers,
-        body: Vec::new(),
+        body,
         connection: number,
     };
     let path = target.split('?').next().unwrap_or("").to_string();
