@@ -35,7 +35,7 @@ pub struct Filter {
 
 impl Filter {
     fn matches(&self, event: &Event) -> bool {
-        (self.types.is_empty() || self.types.iter().any(|t| *t == event.event_type))
+        (self.types.is_empty() || self.types.contains(&event.event_type))
             && self
                 .regex
                 .as_ref()
