@@ -5,6 +5,9 @@
 //! connection and every message it received is recorded with its arrival time, so a
 //! test decodes afterwards exactly what the plan sent.
 
+// tungstenite's upgrade callback returns its (large) error response by value.
+#![allow(clippy::result_large_err)]
+
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 

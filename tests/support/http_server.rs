@@ -139,6 +139,44 @@ fn start(
     TestServer { port, requests }
 }
 
+/// Reads one request (head and a `Content-Length` body) from a connection; `None` when
+/// the client closed it first. `number` is the connection's.
+pub fn read_request(reader: &mut impl BufRead, number: usize) -> std::io::Result<Option<Request>> {
+    let mut line = String::new();
+    if reader.read_line(&mut line)? == 0 {
+        return Ok(None);
+    }
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or("").to_string();
+    let target = parts.next().unwrap_or("").to_string();
+    let mut headers = Vec::new();
+    loop {
+        let mut header = String::new();
+        reader.read_line(&mut header)?;
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((n, v)) = header.split_once(':') {
+            headers.push((n.trim().to_string(), v.trim().to_string()));
+        }
+    }
+    let mut request = Request {
+        method,
+        target,
+        headers,
+        body: Vec::new(),
+        connection: number,
+    };
+    let length: usize = request
+        .header("Content-Length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    request.body = vec![0; length];
+    reader.read_exact(&mut request.body)?;
+    Ok(Some(request))
+}
+
 fn serve_connection(
     stream: impl Read + Write,
     number: usize,
@@ -147,38 +185,9 @@ fn serve_connection(
 ) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream);
     loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line)? == 0 {
+        let Some(request) = read_request(&mut reader, number)? else {
             return Ok(());
-        }
-        let mut parts = line.split_whitespace();
-        let method = parts.next().unwrap_or("").to_string();
-        let target = parts.next().unwrap_or("").to_string();
-        let mut headers = Vec::new();
-        loop {
-            let mut header = String::new();
-            reader.read_line(&mut header)?;
-            let header = header.trim_end();
-            if header.is_empty() {
-                break;
-            }
-            if let Some((n, v)) = header.split_once(':') {
-                headers.push((n.trim().to_string(), v.trim().to_string()));
-            }
-        }
-        let mut request = Request {
-            method,
-            target,
-            headers,
-            body: Vec::new(),
-            connection: number,
         };
-        let length: usize = request
-            .header("Content-Length")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-        request.body = vec![0; length];
-        reader.read_exact(&mut request.body)?;
         let close = request
             .header("Connection")
             .is_some_and(|v| v.eq_ignore_ascii_case("close"));

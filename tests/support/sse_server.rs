@@ -8,7 +8,7 @@
 //! POST).
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -167,39 +167,10 @@ fn session_on(
     counts: &Mutex<HashMap<String, usize>>,
 ) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream);
-    let mut line = String::new();
-    if reader.read_line(&mut line)? == 0 {
+    let Some(request) = super::http_server::read_request(&mut reader, number)? else {
         return Ok(());
-    }
-    let mut parts = line.split_whitespace();
-    let method = parts.next().unwrap_or("").to_string();
-    let target = parts.next().unwrap_or("").to_string();
-    let mut headers = Vec::new();
-    loop {
-        let mut header = String::new();
-        reader.read_line(&mut header)?;
-        let header = header.trim_end();
-        if header.is_empty() {
-            break;
-        }
-        if let Some((n, v)) = header.split_once(':') {
-            headers.push((n.trim().to_string(), v.trim().to_string()));
-        }
-    }
-    let length = headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case("Content-Length"))
-        .and_then(|(_, v)| v.parse::<usize>().ok())
-        .unwrap_or(0);
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body)?;
-    let request = Request {
-        method,
-        target: target.clone(),
-        headers,
-        body,
-        connection: number,
     };
+    let target = request.target.clone();
     let path = target.split('?').next().unwrap_or("").to_string();
     let before = {
         let mut counts = counts.lock().expect("counts lock");
