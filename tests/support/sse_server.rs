@@ -89,24 +89,8 @@ pub fn wait(ms: u64) -> Step {
 
 type Handler = dyn Fn(&Request, usize) -> Script + Send + Sync;
 
-/// A running server; it lives until the test process ends.
-pub struct SseServer {
-    pub port: u16,
-    pub requests: Arc<Mutex<Vec<Request>>>,
-}
-
-impl SseServer {
-    /// The requests received so far whose target starts with `prefix`.
-    pub fn requests_to(&self, prefix: &str) -> Vec<Request> {
-        self.requests
-            .lock()
-            .expect("requests lock")
-            .iter()
-            .filter(|r| r.target.starts_with(prefix))
-            .cloned()
-            .collect()
-    }
-}
+/// A running server, kept as the HTTP test server keeps its requests.
+pub type SseServer = super::http_server::TestServer;
 
 /// The longest a held connection stays open.
 const HOLD_LIMIT: Duration = Duration::from_secs(30);
