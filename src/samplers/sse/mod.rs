@@ -12,7 +12,8 @@
 //!
 //! Underneath: [`connection`] speaks HTTP/1.1 on the HTTP sampler's connect and TLS,
 //! [`body`] de-chunks and inflates, [`parser`] reads the event-stream format and
-//! [`stream`] keeps an EventSource's state.
+//! [`stream`] keeps an EventSource's state. Scripts open and read streams of their own
+//! on the same types (`script::shims::sse`), so they parse and reconnect alike.
 
 mod body;
 mod connection;
@@ -26,8 +27,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use connection::{Opened, StreamError, StreamRequest};
-use stream::{End, EventStream, Filter, ReadOutcome};
+pub use connection::{Opened, StreamError, StreamRequest};
+pub use stream::{End, EventStream, Filter, ReadOutcome};
 
 use crate::expr::Template;
 use crate::jmx::Element;
@@ -41,6 +42,15 @@ use crate::user_state::UserState;
 pub const OPEN_CLASS: &str = "jmxr.sse.OpenStream";
 pub const READ_CLASS: &str = "jmxr.sse.ReadEvents";
 pub const CLOSE_CLASS: &str = "jmxr.sse.CloseStream";
+
+/// Timeouts and the reconnection time when a plan (or a script) gives none, ms.
+pub const DEFAULT_CONNECT_MS: u64 = 20_000;
+pub const DEFAULT_RESPONSE_MS: u64 = 20_000;
+/// The reconnection time until the server sets one with `retry`.
+pub const DEFAULT_RETRY_MS: u64 = 3_000;
+pub const DEFAULT_READ_TIMEOUT_MS: u64 = 10_000;
+/// The property that makes streams verify server certificates (as HTTP requests do).
+pub const VERIFY_PROPERTY: &str = http::VERIFY_PROPERTY;
 
 /// The user slot holding the stream; slots of elements count up from 0.
 const SSE_SLOT: usize = usize::MAX - 0x5353;

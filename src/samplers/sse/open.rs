@@ -11,7 +11,7 @@ use async_trait::async_trait;
 
 use super::{
     invalid, millis_setting, put_back, record_open, take, EventStream, Headers, StreamError,
-    StreamRequest,
+    StreamRequest, DEFAULT_CONNECT_MS, DEFAULT_RESPONSE_MS, DEFAULT_RETRY_MS,
 };
 use crate::expr::Template;
 use crate::jmx::Element;
@@ -20,10 +20,6 @@ use crate::sample::{SampleResult, Stopwatch};
 use crate::samplers::http;
 use crate::samplers::new_result;
 
-const DEFAULT_CONNECT_MS: u64 = 20_000;
-const DEFAULT_RESPONSE_MS: u64 = 20_000;
-/// The reconnection time until the server sets one with `retry`.
-const DEFAULT_RETRY_MS: u64 = 3_000;
 /// How long, and how much of, the body of an answer that is not a stream is read.
 const ERROR_BODY_WAIT: Duration = Duration::from_secs(2);
 const ERROR_BODY_LIMIT: usize = 64 * 1024;

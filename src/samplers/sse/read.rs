@@ -14,14 +14,13 @@ use fancy_regex::Regex;
 
 use super::{
     invalid, millis_setting, put_back, record_open, take, End, Filter, Headers, ReadOutcome,
+    DEFAULT_READ_TIMEOUT_MS,
 };
 use crate::expr::Template;
 use crate::jmx::Element;
 use crate::plan::{BuildContext, SampleContext, Sampler, Setting};
 use crate::sample::{SampleResult, Stopwatch};
 use crate::samplers::new_result;
-
-const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 
 /// The variable holding the stream's last event ID after a read.
 pub const LAST_EVENT_ID_VARIABLE: &str = "sse.last_event_id";
@@ -99,7 +98,11 @@ impl ReadEvents {
                 .map(str::to_string)
                 .collect(),
             regex,
-            timeout: millis_setting("Timeout", &self.timeout.text(&mut ev), DEFAULT_TIMEOUT_MS)?,
+            timeout: millis_setting(
+                "Timeout",
+                &self.timeout.text(&mut ev),
+                DEFAULT_READ_TIMEOUT_MS,
+            )?,
             reconnect: self.reconnect.bool(&mut ev),
         })
     }

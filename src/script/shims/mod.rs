@@ -25,6 +25,7 @@ mod json;
 mod jwt;
 mod numbers;
 mod regexes;
+mod sse;
 mod strings;
 mod system;
 
@@ -91,6 +92,7 @@ fn classes() -> Vec<Class> {
     all.extend(jwt::classes());
     all.extend(atomics::classes());
     all.extend(json::classes());
+    all.extend(sse::classes());
     all.extend(files::classes());
     all.push(crate::script::protobuf::api::class());
     all
@@ -141,6 +143,7 @@ pub fn register(engine: &mut Engine) {
     jwt::register(engine);
     atomics::register(engine);
     json::register(engine);
+    sse::register(engine);
     files::register(engine);
     crate::script::protobuf::api::register(engine);
 }
