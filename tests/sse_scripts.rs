@@ -2,7 +2,10 @@
 //! with headers and timeouts, reads events by count, type and data pattern, keeps the
 //! stream in the user's variables for a later script, which rides out the server ending
 //! the stream (reconnection with `Last-Event-ID` after `retry`), times out and closes;
-//! a refused stream is an error the script catches.
+//! a refused stream is an error the script catches. `sse/script_groovy.jmx` holds the
+//! Groovy loop JMeter users write (Apache HttpClient, a `BufferedReader` over the
+//! content, `event:`/`data:` lines split by hand), once in one script and once a line
+//! per While Controller iteration; it is translated onto the same streams.
 
 mod support;
 
@@ -30,6 +33,11 @@ fn handler(request: &Request, before: usize) -> Script {
                 send(&format!("event: chat\ndata: zed after {after}\nid: 8\n\n")),
             ])
         }
+        "/ticks" => Script::stream(
+            (1..=5)
+                .flat_map(|n| [wait(30), send(&format!("data: tick {n}\n\n"))])
+                .collect(),
+        ),
         "/secure" => Script::page(401, "Unauthorized", "text/plain", "no key"),
         _ => Script::page(404, "Not Found", "text/plain", ""),
     }
@@ -102,4 +110,76 @@ fn rhai_scripts_open_read_resume_and_close_streams() {
     assert_eq!(streams[0].header("Last-Event-ID"), None);
     assert_eq!(streams[1].header("Last-Event-ID"), Some("6"));
     assert_eq!(streams[1].header("X-Room"), Some("7"));
+}
+
+#[test]
+fn a_groovy_httpclient_line_loop_is_translated_onto_the_stream() {
+    let server = sse_server::serve(false, handler);
+    let samples = run("sse/script_groovy.jmx", &server);
+    let labels: Vec<&str> = samples.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "groovy loop",
+            "groovy open",
+            // Three ticks: `event:`, `data:`, empty, twice, then `event:` and `data:`.
+            "groovy line",
+            "groovy line",
+            "groovy line",
+            "groovy line",
+            "groovy line",
+            "groovy line",
+            "groovy line",
+            "groovy line",
+            "variables"
+        ],
+        "{samples:?}"
+    );
+    for sample in &samples {
+        assert!(sample.success, "{sample:?}");
+    }
+    // Welcome, like, two chats: the loop breaks at the second chat.
+    assert_eq!(get(&samples, "groovy loop").data, "read 4 events");
+    let variables = variables(&samples);
+    assert_has(
+        &variables,
+        &[
+            "status=200",
+            "chat_1=ann: hi",
+            "chat_2=bob: yo",
+            "chat_count=2",
+            "event_count=4",
+            "last_data=tick 3",
+            "lines=3",
+            "more=true",
+        ],
+    );
+    assert!(!variables.contains("chat_3="), "{variables}");
+    let streams = server.requests_to("/room/events");
+    assert_eq!(streams.len(), 1, "{streams:?}");
+    assert_eq!(streams[0].header("Accept"), Some("text/event-stream"));
+    assert_eq!(streams[0].header("Authorization"), Some("Bearer t0k"));
+    assert_eq!(server.requests_to("/ticks").len(), 1);
+}
+
+#[test]
+fn check_names_httpclient_calls_it_cannot_map() {
+    let work = tempfile::tempdir().expect("scratch folder");
+    let plan = support::fixtures().join("sse/script_groovy.jmx");
+    let text = std::fs::read_to_string(&plan)
+        .expect("fixture")
+        .replace("text/event-stream", "application/json");
+    let copy = work.path().join("plain_http.jmx");
+    std::fs::write(&copy, text).expect("plan copy");
+    let out = support::jmxr(work.path(), &["check", "-t", copy.to_str().expect("UTF-8")]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    for expected in [
+        "line 8: `HttpClients` outside an event stream",
+        "line 9: `HttpGet` outside an event stream",
+        "line 15: `InputStreamReader` outside an event stream",
+        "send other requests with an HTTP Request sampler",
+    ] {
+        assert!(stdout.contains(expected), "{expected} in\n{stdout}");
+    }
 }

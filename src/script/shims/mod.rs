@@ -26,6 +26,7 @@ mod jwt;
 mod numbers;
 mod regexes;
 mod sse;
+pub mod sse_http;
 mod strings;
 mod system;
 
@@ -93,6 +94,7 @@ fn classes() -> Vec<Class> {
     all.extend(atomics::classes());
     all.extend(json::classes());
     all.extend(sse::classes());
+    all.extend(sse_http::classes());
     all.extend(files::classes());
     all.push(crate::script::protobuf::api::class());
     all
@@ -144,6 +146,7 @@ pub fn register(engine: &mut Engine) {
     atomics::register(engine);
     json::register(engine);
     sse::register(engine);
+    sse_http::register(engine);
     files::register(engine);
     crate::script::protobuf::api::register(engine);
 }

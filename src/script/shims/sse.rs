@@ -4,12 +4,18 @@
 //! events and reconnects (after the server's `retry`, with `Last-Event-ID`) exactly as
 //! the samplers do; `docs/sse.md` describes the options.
 //!
+//! `readLine()` gives the events as lines instead (`event:`, `id:`, one `data:` line per
+//! data line, then an empty line), for the line loops that translated Groovy scripts
+//! run (see [`super::sse_http`]); it answers `()` (Java's `null`) when no event came
+//! within the read timeout or the stream is closed.
+//!
 //! A handle's copies share one stream (Java's reference semantics): a script keeps it
 //! for the user's later iterations with `vars.putObject`. Scripts run synchronously on
 //! a worker thread, so a call blocks that thread until it is done (as `Thread.sleep`
 //! does), after handing the thread's other tasks to the other workers; every read
 //! therefore has a timeout.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -36,6 +42,8 @@ struct Shared {
     end: &'static str,
     /// Why the last read did not end normally, or the last connection error it met.
     message: String,
+    /// Lines of an event `readLine` has begun to give.
+    lines: VecDeque<String>,
 }
 
 pub(crate) fn classes() -> Vec<Class> {
@@ -58,6 +66,7 @@ pub(crate) fn register(engine: &mut Engine) {
         .register_fn("read", |s: &mut SseStream| s.read(&Map::new()))
         .register_fn("read", |s: &mut SseStream, options: Map| s.read(&options))
         .register_fn("close", |s: &mut SseStream| s.close())
+        .register_fn("readLine", |s: &mut SseStream| s.read_line())
         .register_get("url", |s: &mut SseStream| s.0.lock().url.clone())
         .register_get("is_open", |s: &mut SseStream| s.is_open())
         .register_get("last_event_id", |s: &mut SseStream| {
@@ -106,7 +115,7 @@ fn text(options: &Map, name: &str) -> String {
         .unwrap_or_default()
 }
 
-fn open(url: &str, options: &Map) -> ShimResult<SseStream> {
+pub(super) fn open(url: &str, options: &Map) -> ShimResult<SseStream> {
     let headers = match options.get("headers") {
         None => Vec::new(),
         Some(value) => match value.read_lock::<Map>() {
@@ -138,6 +147,7 @@ fn open(url: &str, options: &Map) -> ShimResult<SseStream> {
         stream: Some(stream),
         end: "done",
         message: String::new(),
+        lines: VecDeque::new(),
     }))))
 }
 
@@ -231,10 +241,43 @@ impl SseStream {
             .collect())
     }
 
+    /// The next line of the events (see the module doc).
+    fn read_line(&mut self) -> ShimResult<Dynamic> {
+        if self.0.lock().lines.is_empty() {
+            let events = match self.read(&Map::new()) {
+                Ok(events) => events,
+                // A closed stream reads as its end, as a reader over a closed body does.
+                Err(_) => return Ok(Dynamic::UNIT),
+            };
+            let Some(event) = events.first().and_then(|e| e.read_lock::<Map>()) else {
+                return Ok(Dynamic::UNIT);
+            };
+            let field = |name: &str| event.get(name).map(|v| v.to_string()).unwrap_or_default();
+            let mut lines = VecDeque::new();
+            lines.push_back(format!("event: {}", field("type")));
+            let id = field("id");
+            if !id.is_empty() {
+                lines.push_back(format!("id: {id}"));
+            }
+            for line in field("data").split('\n') {
+                lines.push_back(format!("data: {line}"));
+            }
+            lines.push_back(String::new());
+            self.0.lock().lines = lines;
+        }
+        Ok(self
+            .0
+            .lock()
+            .lines
+            .pop_front()
+            .map_or(Dynamic::UNIT, Dynamic::from))
+    }
+
     /// Closes the connection; reading again is an error.
-    fn close(&mut self) {
+    pub(super) fn close(&mut self) {
         let mut shared = self.0.lock();
         shared.stream = None;
+        shared.lines.clear();
         shared.end = "closed";
         shared.message = "the script closed the stream".into();
     }

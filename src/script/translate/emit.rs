@@ -36,6 +36,9 @@ pub struct Emitter {
     pub(super) protobuf: Option<Arc<Schema>>,
     /// Variables known to hold a protobuf builder, message or list.
     pub(super) proto_vars: HashMap<String, ProtoType>,
+    /// The script asks for `text/event-stream`: its Apache HttpClient calls map onto
+    /// the scripts' event streams.
+    pub(super) event_stream: bool,
 }
 
 impl Emitter {
@@ -52,6 +55,7 @@ impl Emitter {
             outer_declared: HashSet::new(),
             protobuf: None,
             proto_vars: HashMap::new(),
+            event_stream: false,
         }
     }
 

@@ -369,6 +369,8 @@ impl Emitter {
         }
         if !shims::has_static(class, name) {
             self.problem(format!("`{class}.{name}`"));
+        } else {
+            self.check_event_stream_class(class);
         }
         format!("{class}::{name}({})", args_text.join(", "))
     }
@@ -447,8 +449,21 @@ impl Emitter {
         }
         if !shims::has_static(class, "create") {
             self.problem(format!("class `{class}`"));
+        } else {
+            self.check_event_stream_class(class);
         }
         format!("{class}::create({})", args_text.join(", "))
+    }
+
+    /// Apache HttpClient runs in scripts only to read an event stream: a script that
+    /// never asks for `text/event-stream` is reported, not half translated.
+    fn check_event_stream_class(&mut self, class: &str) {
+        if !self.event_stream && shims::sse_http::CLASSES.contains(&class) {
+            self.problem(format!(
+                "`{class}` outside an event stream (scripts use Apache HttpClient only to \
+                 read `text/event-stream`; send other requests with an HTTP Request sampler)"
+            ));
+        }
     }
 
     fn convert(&mut self, class: &str, value: &Expr) -> String {

@@ -105,6 +105,7 @@ pub fn translate_with(
     let statements = parser.script();
     let mut emitter = emit::Emitter::new(language);
     emitter.protobuf = protobuf;
+    emitter.event_stream = source.contains("text/event-stream");
     emitter.script(&statements);
     let mut problems = parser.problems;
     problems.extend(emitter.problems);
