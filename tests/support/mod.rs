@@ -195,8 +195,8 @@ pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
 pub mod app_ws_server;
 pub mod h2_server;
 pub mod http_server;
-pub mod wire;
 pub mod protowire;
 pub mod sse_server;
+pub mod wire;
 pub mod ws_server;
 pub mod xml_jtl;
