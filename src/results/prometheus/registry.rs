@@ -409,6 +409,12 @@ fn labels(names: &[String], values: &[String], extra: Option<(&str, &str)>) -> S
     out
 }
 
+/// The `_count` and `_sum` lines a histogram and a summary both end with.
+fn count_and_sum(out: &mut String, name: &str, labels: &str, count: u64, sum: f64) {
+    let _ = writeln!(out, "{name}_count{labels} {}", number(count as f64));
+    let _ = writeln!(out, "{name}_sum{labels} {}", number(sum));
+}
+
 fn header(out: &mut String, name: &str, help: &str, kind: &str) {
     let help = help.replace('\\', "\\\\").replace('\n', "\\n");
     let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
@@ -508,18 +514,7 @@ pub(super) fn render(registry: &mut Registry) -> String {
                                 number(cumulated as f64)
                             );
                         }
-                        let _ = writeln!(
-                            out,
-                            "{name}_count{} {}",
-                            labels(names, values, None),
-                            number(*count as f64)
-                        );
-                        let _ = writeln!(
-                            out,
-                            "{name}_sum{} {}",
-                            labels(names, values, None),
-                            number(*sum)
-                        );
+                        count_and_sum(&mut out, name, &labels(names, values, None), *count, *sum);
                         add_created(name, values, *at);
                     }
                 }
@@ -539,18 +534,7 @@ pub(super) fn render(registry: &mut Registry) -> String {
                                 number(value)
                             );
                         }
-                        let _ = writeln!(
-                            out,
-                            "{name}_count{} {}",
-                            labels(names, values, None),
-                            number(*count as f64)
-                        );
-                        let _ = writeln!(
-                            out,
-                            "{name}_sum{} {}",
-                            labels(names, values, None),
-                            number(*sum)
-                        );
+                        count_and_sum(&mut out, name, &labels(names, values, None), *count, *sum);
                         add_created(name, values, *at);
                     }
                 }
