@@ -642,6 +642,10 @@ impl<'f> Builder<'f> {
                     self.backend_listeners.push(spec);
                 }
             }
+            Some(Family::Listener) if class == "ResultSaver" => {
+                let saver = crate::plan::result_saver::build(&mut cx);
+                level.sample_listeners.push(Arc::new(saver));
+            }
             Some(Family::Listener) if class == PROMETHEUS_LISTENER => {
                 let spec = prometheus::spec(&mut cx);
                 level.listeners.push(spec.id);

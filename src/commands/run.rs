@@ -16,6 +16,7 @@ use crate::commands::cli::ReportConfig;
 use crate::commands::cli::RunConfig;
 use crate::engine;
 use crate::expr::FunctionRegistry;
+use crate::foundation::paths::resolve_output;
 use crate::foundation::properties::Properties;
 use crate::jmx;
 use crate::plan;
@@ -480,7 +481,7 @@ fn open_sinks(
     }
     for spec in &plan.listeners {
         let name = eval_outside_users(&spec.filename, shared);
-        let path = output_path(&name, &shared.test.plan_dir);
+        let path = resolve_output(&name, &shared.test.plan_dir);
         let mut save = match &spec.save_config {
             Some(fields) => SaveConfig::from_listener(fields, props),
             None => SaveConfig::from_properties(props),
@@ -585,14 +586,6 @@ fn auto_stop_sinks(plan: &plan::TestPlan, shared: &Arc<RunShared>) -> Vec<Box<dy
         )));
     }
     sinks
-}
-
-/// Output files are relative to the working folder; a leading `~/` means the plan's folder.
-fn output_path(name: &str, plan_dir: &Path) -> PathBuf {
-    match name.strip_prefix("~/") {
-        Some(rest) => plan_dir.join(rest),
-        None => PathBuf::from(name),
-    }
 }
 
 /// The built-in HTTP mirror on 127.0.0.1 for the length of a run (`--mirror-server`), so a

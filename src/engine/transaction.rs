@@ -58,6 +58,9 @@ impl VirtualUser {
             let ok = result.success;
             self.set_last_ok(ok);
         }
+        for listener in &c.scope.sample_listeners {
+            listener.sample_finished(&mut result, &mut self.user);
+        }
         self.record(Arc::new(result), &c.scope.listeners).await;
         flow
     }

@@ -306,6 +306,9 @@ impl VirtualUser {
             // The parsed forms that post-processors and assertions shared are not
             // needed by the recorded sample, and `prev` would keep them a whole iteration.
             sample.forget_parsed();
+            for listener in &scope.sample_listeners {
+                listener.sample_finished(sample, &mut self.user);
+            }
             (sample.success, sample.action)
         };
         self.set_last_ok(success);

@@ -16,3 +16,12 @@ pub fn resolve_input(name: &str, plan_dir: &Path) -> PathBuf {
         given.to_path_buf()
     }
 }
+
+/// Resolves an output file name as JMeter does (`FileServer.resolveBaseRelativeName`):
+/// relative to the working folder, except that a leading `~/` means the plan's folder.
+pub fn resolve_output(name: &str, plan_dir: &Path) -> PathBuf {
+    match name.strip_prefix("~/") {
+        Some(rest) => plan_dir.join(rest),
+        None => PathBuf::from(name),
+    }
+}

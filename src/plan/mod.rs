@@ -19,6 +19,7 @@ pub mod debug_dump;
 pub mod extractors;
 pub mod registry;
 pub mod response_forms;
+pub mod result_saver;
 pub mod timers;
 pub mod tree;
 
@@ -106,10 +107,15 @@ pub trait AsyncPostProcessor: Send + Sync {
     async fn process_async(&self, result: &mut SampleResult, user: &mut UserState);
 }
 
-/// Listeners that run scripts (JSR223, BeanShell, BSF Listener): told of every sample
-/// in their scope, on the virtual user that made it, after the sample is recorded.
+/// Listeners that act on the virtual user (JSR223, BeanShell and BSF Listeners, Save
+/// Responses to a file): told of every sample in their scope, on the user that made it.
 pub trait SampleListener: Send + Sync {
-    fn sample_occurred(&self, result: &Arc<SampleResult>, user: &mut UserState);
+    /// Called before the sample is recorded, after its assertions: listeners that annotate
+    /// the sample (Save Responses to a file names the file it wrote) act here.
+    fn sample_finished(&self, _result: &mut SampleResult, _user: &mut UserState) {}
+
+    /// Called once the sample is recorded.
+    fn sample_occurred(&self, _result: &Arc<SampleResult>, _user: &mut UserState) {}
 }
 
 /// Elements that act when the nearest enclosing controller starts an iteration

@@ -57,17 +57,23 @@ pub fn jmxr(workdir: &Path, args: &[&str]) -> Output {
 /// returns the `.jtl` it wrote; panics with jmxr's stderr when the run fails.
 pub fn run_fixture(fixture: &str, extra: &[&str]) -> Jtl {
     let work = tempfile::tempdir().expect("scratch folder");
+    run_fixture_in(work.path(), fixture, extra)
+}
+
+/// [`run_fixture`] in the given working folder, for tests that read the other files the
+/// run writes there.
+pub fn run_fixture_in(work: &Path, fixture: &str, extra: &[&str]) -> Jtl {
     let plan = fixtures().join(fixture);
     let plan = plan.to_str().expect("fixture path is UTF-8");
     let mut args = vec!["-n", "-t", plan, "-l", "out.jtl"];
     args.extend_from_slice(extra);
-    let output = jmxr(work.path(), &args);
+    let output = jmxr(work, &args);
     assert!(
         output.status.success(),
         "{fixture} failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    Jtl::read(&work.path().join("out.jtl"))
+    Jtl::read(&work.join("out.jtl"))
 }
 
 /// Text of a file with CRLF turned into LF, as JMeter's batch comparison does.

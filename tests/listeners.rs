@@ -1,0 +1,87 @@
+//! Listeners that act on the virtual user: Save Responses to a file.
+
+mod support;
+
+use std::path::Path;
+
+use support::http_server::{serve, Reply};
+use support::run_fixture_in;
+
+fn typed(body: &str, content_type: &str) -> Reply {
+    let mut reply = Reply::ok(body);
+    reply.headers = vec![("Content-Type".into(), content_type.into())];
+    reply
+}
+
+fn read(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name} was not saved: {e}"))
+}
+
+/// Every sample and sub-sample gets its own numbered file with the subtype of its content
+/// type as suffix, the variable names it (with the sub-sample's number appended), a
+/// Transaction Controller's sample is skipped, and an "errors only" saver below one
+/// sampler saves only its failed response, with its own numbering.
+#[test]
+fn save_responses_to_a_file_writes_each_response_and_names_it() {
+    let server = serve(|request| match request.target.as_str() {
+        "/page" => typed("<html>page</html>", "text/html;charset=UTF-8"),
+        "/moved" => Reply::redirect("/final"),
+        "/final" => Reply::ok("final text"),
+        _ => typed(r#"{"n":1}"#, "application/json"),
+    });
+    let work = tempfile::tempdir().expect("scratch folder");
+    let port = format!("-Jport={}", server.port);
+    let jtl = run_fixture_in(
+        work.path(),
+        "listeners/save_responses.jmx",
+        &[
+            &port,
+            "-Jsample_variables=saved,saved1,saved2,failed_file",
+            "-Jjmeter.save.saveservice.filename=true",
+        ],
+    );
+    let page = jtl.one("page");
+    assert_eq!(jtl.get(page, "saved"), "saved/1_001.html");
+    assert_eq!(jtl.get(page, "Filename"), "saved/1_001.html");
+    assert_eq!(read(work.path(), "saved/1_001.html"), "<html>page</html>");
+
+    // The redirect's parent takes the next number, then its two sub-samples.
+    let moved = jtl.one("moved");
+    assert_eq!(jtl.get(moved, "saved"), "saved/1_002.plain");
+    assert_eq!(jtl.get(moved, "saved1"), "saved/1_003.plain");
+    assert_eq!(jtl.get(moved, "saved2"), "saved/1_004.plain");
+    assert_eq!(read(work.path(), "saved/1_002.plain"), "final text");
+    assert_eq!(read(work.path(), "saved/1_003.plain"), "");
+    assert_eq!(read(work.path(), "saved/1_004.plain"), "final text");
+
+    let checked = jtl.one("checked");
+    assert_eq!(jtl.get(checked, "success"), "false");
+    assert_eq!(jtl.get(checked, "saved"), "saved/1_005.json");
+    assert_eq!(jtl.get(checked, "failed_file"), "errors/failed_1");
+    assert_eq!(jtl.get(checked, "Filename"), "errors/failed_1");
+    assert_eq!(read(work.path(), "errors/failed_1"), r#"{"n":1}"#);
+
+    // The transaction's own sample is not saved, and nothing else was written.
+    assert_eq!(jtl.get(jtl.one("checkout"), "Filename"), "");
+    let mut saved: Vec<String> = std::fs::read_dir(work.path().join("saved"))
+        .expect("saved folder")
+        .map(|entry| {
+            entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    saved.sort();
+    assert_eq!(
+        saved,
+        [
+            "1_001.html",
+            "1_002.plain",
+            "1_003.plain",
+            "1_004.plain",
+            "1_005.json"
+        ]
+    );
+}
