@@ -4,7 +4,7 @@
 
 mod support;
 
-use support::run_fixture;
+use support::{run_fixture, run_fixture_in};
 
 #[test]
 fn user_defined_variables_see_earlier_elements_but_not_their_own() {
@@ -70,4 +70,38 @@ fn variables_from_csv_file_join_the_start_variables() {
     // A quoted value runs over two lines.
     jtl.one("first\nsecond");
     assert_eq!(jtl.rows.len(), 2);
+}
+
+/// bzm Random CSV Data Set: the four records reach the users in random order, each once,
+/// quoted fields intact, and without rewind the users stop when the records run out
+/// (four samples for six iterations). bzm Directory Listing with an independent list per
+/// user: each user walks the whole folder and its sub-folder in path order, then stops.
+#[test]
+fn bzm_random_csv_and_directory_listing_hand_out_records_and_files() {
+    let work = tempfile::tempdir().expect("scratch folder");
+    let uploads = work.path().join("uploads");
+    std::fs::create_dir_all(uploads.join("sub")).expect("folders");
+    for name in ["b.txt", "a.txt", "sub/c.txt"] {
+        std::fs::write(uploads.join(name), name).expect("file");
+    }
+    let jtl = run_fixture_in(work.path(), "config/bzm_data_sets.jmx", &[]);
+
+    let mut records: Vec<String> = jtl
+        .rows
+        .iter()
+        .filter(|row| jtl.get(row, "threadName").starts_with("random csv"))
+        .map(|row| jtl.get(row, "label").to_string())
+        .collect();
+    assert_eq!(records.len(), 4, "{records:?}");
+    records.sort();
+    assert_eq!(records, ["ann|a1", "bob, jr|b2", "cid|c3", "dee|d4"]);
+
+    for user in ["listing 2-1", "listing 2-2"] {
+        let files: Vec<&str> = jtl
+            .rows_of(user)
+            .iter()
+            .map(|row| jtl.get(row, "label"))
+            .collect();
+        assert_eq!(files, ["/a.txt", "/b.txt", "/sub/c.txt"], "{user}");
+    }
 }

@@ -1,4 +1,5 @@
-//! Config elements with run-time behaviour: Counter, CSV Data Set Config, Random
+//! Config elements with run-time behaviour: Counter, CSV Data Set Config, bzm Random
+//! CSV Data Set and Directory Listing Configs, Random
 //! Variable and User Parameters (which JMeter files as a pre-processor but which acts per iteration when
 //! asked to).
 //!
@@ -10,7 +11,9 @@
 mod counter;
 mod csv_data_set;
 mod csv_file;
+mod directory_listing;
 mod java_random;
+mod random_csv;
 mod random_variable;
 mod user_parameters;
 pub mod variables_from_csv;
@@ -37,6 +40,12 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<ConfigElement> {
     match class.rsplit('.').next().unwrap_or(class) {
         "CounterConfig" => Some(ConfigElement::Iteration(Arc::new(Counter::build(cx)))),
         "CSVDataSet" => Some(ConfigElement::Iteration(Arc::new(CsvDataSet::build(cx)))),
+        "RandomCSVDataSetConfig" => Some(ConfigElement::Iteration(Arc::new(
+            random_csv::RandomCsvDataSet::build(cx),
+        ))),
+        "DirectoryListingConfig" => Some(ConfigElement::Iteration(Arc::new(
+            directory_listing::DirectoryListing::build(cx),
+        ))),
         "RandomVariableConfig" => Some(ConfigElement::Iteration(Arc::new(RandomVariable::build(
             cx,
         )))),

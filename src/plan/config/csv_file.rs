@@ -28,7 +28,7 @@ impl Encoding {
         }
     }
 
-    fn decode(self, bytes: &[u8]) -> String {
+    pub(super) fn decode(self, bytes: &[u8]) -> String {
         match self {
             Encoding::Utf8 => String::from_utf8_lossy(bytes).into_owned(),
             Encoding::Latin1 => bytes.iter().map(|&b| b as char).collect(),
