@@ -12,7 +12,7 @@ use super::errors::JavaError;
 use super::params;
 use super::pool::Pool;
 use super::results::{self, Outputs};
-use crate::expr::Template;
+use crate::expr::{Template, TemplateValue};
 use crate::plan::BuildContext;
 use crate::user_state::UserState;
 
@@ -47,25 +47,26 @@ impl QueryType {
     }
 }
 
-/// The evaluated settings of one execution.
-pub struct Request {
-    pub data_source: String,
-    pub query_type: String,
-    pub query: String,
-    pub arguments: String,
-    pub argument_types: String,
-    pub variable_names: String,
-    pub result_variable: String,
-    pub query_timeout: String,
-    pub max_rows: String,
+/// The evaluated settings of one execution; constant settings are borrowed from the
+/// element.
+pub struct Request<'e> {
+    pub data_source: TemplateValue<'e>,
+    pub query_type: TemplateValue<'e>,
+    pub query: TemplateValue<'e>,
+    pub arguments: TemplateValue<'e>,
+    pub argument_types: TemplateValue<'e>,
+    pub variable_names: TemplateValue<'e>,
+    pub result_variable: TemplateValue<'e>,
+    pub query_timeout: TemplateValue<'e>,
+    pub max_rows: TemplateValue<'e>,
 }
 
-impl Request {
+impl Request<'_> {
     /// `AbstractJDBCTestElement.toString()`, the sample's request data.
     pub fn describe(&self) -> String {
         format!(
             "[{}] {}\n{}\n{}",
-            self.query_type, self.query, self.arguments, self.argument_types
+            &*self.query_type, &*self.query, &*self.arguments, &*self.argument_types
         )
     }
 
@@ -98,6 +99,10 @@ pub struct JdbcElement {
     result_variable: Template,
     query_timeout: Template,
     max_rows: Template,
+    /// The parameter types read once when the field is constant.
+    constant_types: Option<Vec<Result<params::DeclaredType, JavaError>>>,
+    /// `jdbcsampler.nullmarker`, which JMeter reads once.
+    null_marker: String,
     sources: Arc<DataSources>,
 }
 
@@ -116,7 +121,7 @@ const QUERY_TYPES: [&str; 9] = [
 /// Reads the element's settings; a constant query type JMeter does not know and a
 /// pool name no configuration declares are reported (both fail every execution).
 pub fn build(cx: &mut BuildContext<'_>, sources: Arc<DataSources>) -> JdbcElement {
-    let element = JdbcElement {
+    let mut element = JdbcElement {
         name: cx.element.name.clone(),
         data_source: cx.template("dataSource"),
         query_type: match cx.raw("queryType") {
@@ -130,8 +135,18 @@ pub fn build(cx: &mut BuildContext<'_>, sources: Arc<DataSources>) -> JdbcElemen
         result_variable: cx.template("resultVariable"),
         query_timeout: cx.template("queryTimeout"),
         max_rows: cx.template("resultSetMaxRows"),
+        constant_types: None,
+        null_marker: cx
+            .properties
+            .get("jdbcsampler.nullmarker")
+            .cloned()
+            .unwrap_or_else(|| "]NULL[".into()),
         sources,
     };
+    element.constant_types = element
+        .argument_types
+        .as_literal()
+        .map(params::declared_types);
     if element.query_type.is_constant() && QueryType::parse(element.query_type.raw()).is_none() {
         cx.error(format!(
             "query type {:?} is not one of JMeter's ({})",
@@ -154,24 +169,28 @@ pub fn build(cx: &mut BuildContext<'_>, sources: Arc<DataSources>) -> JdbcElemen
 
 impl JdbcElement {
     /// The settings evaluated for this execution.
-    pub fn evaluate(&self, user: &mut UserState, sampler_name: &str) -> Request {
+    pub fn evaluate(&self, user: &mut UserState, sampler_name: &str) -> Request<'_> {
         let mut cx = user.eval(sampler_name);
         Request {
-            data_source: self.data_source.eval(&mut cx),
-            query_type: self.query_type.eval(&mut cx),
-            query: self.query.eval(&mut cx),
-            arguments: self.arguments.eval(&mut cx),
-            argument_types: self.argument_types.eval(&mut cx),
-            variable_names: self.variable_names.eval(&mut cx),
-            result_variable: self.result_variable.eval(&mut cx),
-            query_timeout: self.query_timeout.eval(&mut cx),
-            max_rows: self.max_rows.eval(&mut cx),
+            data_source: self.data_source.eval_shared(&mut cx),
+            query_type: self.query_type.eval_shared(&mut cx),
+            query: self.query.eval_shared(&mut cx),
+            arguments: self.arguments.eval_shared(&mut cx),
+            argument_types: self.argument_types.eval_shared(&mut cx),
+            variable_names: self.variable_names.eval_shared(&mut cx),
+            result_variable: self.result_variable.eval_shared(&mut cx),
+            query_timeout: self.query_timeout.eval_shared(&mut cx),
+            max_rows: self.max_rows.eval_shared(&mut cx),
         }
     }
 
     /// `DataSourceElement.getConnection`'s look-up: the pool bound to the name.
-    pub fn pool(&self, request: &Request, user: &mut UserState) -> Result<Arc<Pool>, JavaError> {
-        let name = request.data_source.as_str();
+    pub fn pool(
+        &self,
+        request: &Request<'_>,
+        user: &mut UserState,
+    ) -> Result<Arc<Pool>, JavaError> {
+        let name = &*request.data_source;
         if name.trim().is_empty() {
             return Err(JavaError::other(
                 "java.lang.IllegalArgumentException",
@@ -195,34 +214,37 @@ impl JdbcElement {
     pub async fn execute(
         &self,
         conn: &mut Conn,
-        request: &Request,
+        request: &Request<'_>,
         user: &mut UserState,
         executed: &mut (dyn FnMut() + Send),
     ) -> Result<String, JavaError> {
         let query_type = QueryType::parse(&request.query_type).ok_or_else(|| {
             JavaError::other(
                 "java.lang.UnsupportedOperationException",
-                Some(format!("Unexpected query type: {}", request.query_type)),
+                Some(format!("Unexpected query type: {}", &*request.query_type)),
             )
         })?;
         let limits = request.limits();
-        let names = super::java::split(&request.variable_names, ',');
+        let names = if request.variable_names.is_empty() {
+            Vec::new()
+        } else {
+            super::java::split(&request.variable_names, ',')
+        };
         let outputs = Outputs {
             variable_names: &names,
             result_variable: request.result_variable.trim(),
         };
-        let null_marker = user
-            .run
-            .props
-            .get("jdbcsampler.nullmarker")
-            .unwrap_or_else(|| "]NULL[".into());
-        let parameters = |callable: bool| {
-            params::parse(
+        let null_marker = self.null_marker.as_str();
+        let parameters = |callable: bool| match &self.constant_types {
+            Some(types) => {
+                params::parse_with_types(&request.arguments, types, null_marker, callable)
+            }
+            None => params::parse(
                 &request.arguments,
                 &request.argument_types,
-                &null_marker,
+                null_marker,
                 callable,
-            )
+            ),
         };
         let mut text = String::new();
         match query_type {
@@ -259,18 +281,18 @@ impl JdbcElement {
             QueryType::Commit => {
                 conn.commit().await?;
                 executed();
-                text = request.query_type.clone();
+                text = request.query_type.to_string();
             }
             QueryType::Rollback => {
                 conn.rollback().await?;
                 executed();
-                text = request.query_type.clone();
+                text = request.query_type.to_string();
             }
             QueryType::AutoCommitFalse | QueryType::AutoCommitTrue => {
                 conn.set_autocommit(query_type == QueryType::AutoCommitTrue)
                     .await?;
                 executed();
-                text = request.query_type.clone();
+                text = request.query_type.to_string();
             }
         }
         Ok(text)

@@ -110,7 +110,7 @@ impl JdbcSampler {
 
     async fn run(
         &self,
-        request: &element::Request,
+        request: &element::Request<'_>,
         user: &mut UserState,
         watch: &Stopwatch,
         result: &mut SampleResult,

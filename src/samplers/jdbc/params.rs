@@ -133,6 +133,40 @@ pub struct Param {
     pub value: Value,
 }
 
+/// One entry of the "Parameter types" field: the `java.sql.Types` constant and whether
+/// the parameter is `IN`, `OUT` or `INOUT`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeclaredType {
+    pub sql_type: i32,
+    pub direction: Direction,
+}
+
+/// Reads the evaluated "Parameter types" field (a constant one is read once per element).
+/// An entry JMeter does not know stays an error, raised when its parameter is bound.
+pub fn declared_types(type_list: &str) -> Vec<Result<DeclaredType, JavaError>> {
+    java::split(type_list, ',')
+        .into_iter()
+        .map(|declared| {
+            let parts = java::split(declared, ' ');
+            let (direction_word, type_name) = match parts.as_slice() {
+                [_, second, ..] => (parts[0], *second),
+                _ => ("", declared),
+            };
+            let direction = if direction_word.eq_ignore_ascii_case("OUT") {
+                Direction::Out
+            } else if direction_word.eq_ignore_ascii_case("INOUT") {
+                Direction::InOut
+            } else {
+                Direction::In
+            };
+            Ok(DeclaredType {
+                sql_type: jdbc_type(type_name)?,
+                direction,
+            })
+        })
+        .collect()
+}
+
 /// Reads the parameters of a statement from the evaluated "Parameter values" and
 /// "Parameter types" fields. `callable`: whether `OUT` parameters may be registered (a
 /// prepared statement that names one fails as JMeter's cast to `CallableStatement` does).
@@ -145,8 +179,20 @@ pub fn parse(
     if values.trim().is_empty() {
         return Ok(Vec::new());
     }
+    parse_with_types(values, &declared_types(type_list), null_marker, callable)
+}
+
+/// [`parse`] with the types already read.
+pub fn parse_with_types(
+    values: &str,
+    types: &[Result<DeclaredType, JavaError>],
+    null_marker: &str,
+    callable: bool,
+) -> Result<Vec<Param>, JavaError> {
+    if values.trim().is_empty() {
+        return Ok(Vec::new());
+    }
     let arguments = csv_split(values)?;
-    let types = java::split(type_list, ',');
     if arguments.len() != types.len() {
         return Err(JavaError::plain_sql(format!(
             "number of arguments ({}) and number of types ({}) are not equal",
@@ -156,19 +202,10 @@ pub fn parse(
     }
     let mut params = Vec::with_capacity(arguments.len());
     for (argument, declared) in arguments.iter().zip(types) {
-        let parts = java::split(declared, ' ');
-        let (direction_word, type_name) = match parts.as_slice() {
-            [_, second, ..] => (parts[0], *second),
-            _ => ("", declared),
-        };
-        let sql_type = jdbc_type(type_name)?;
-        let direction = if direction_word.eq_ignore_ascii_case("OUT") {
-            Direction::Out
-        } else if direction_word.eq_ignore_ascii_case("INOUT") {
-            Direction::InOut
-        } else {
-            Direction::In
-        };
+        let DeclaredType {
+            sql_type,
+            direction,
+        } = declared.clone()?;
         if direction != Direction::In && !callable {
             return Err(JavaError::other(
                 "java.lang.ClassCastException",

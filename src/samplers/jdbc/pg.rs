@@ -5,7 +5,7 @@
 //! on, JDBC call escapes (`{? = call f(?)}`) run as `select * from f(?,?) as result`,
 //! and errors carry pgjdbc's messages and SQLStates ([`error`]).
 
-use std::collections::HashMap;
+use crate::foundation::fast_hash::FastMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -45,7 +45,10 @@ pub struct PgConn {
     cancel: CancelToken,
     autocommit: bool,
     in_transaction: bool,
-    statements: HashMap<(String, Vec<u32>), Statement>,
+    /// Prepared statements by SQL, then by parameter types (a sample looks one up
+    /// without allocating).
+    statements: FastMap<String, Vec<(Vec<Type>, Statement)>>,
+    cached: usize,
 }
 
 /// Opens a connection as pgjdbc's `Driver.connect` does with the URL's parameters.
@@ -115,7 +118,8 @@ pub async fn connect(spec: &ConnectSpec, endpoint: &Endpoint) -> Result<PgConn, 
         cancel,
         autocommit: true,
         in_transaction: false,
-        statements: HashMap::new(),
+        statements: FastMap::default(),
+        cached: 0,
     })
 }
 
@@ -254,8 +258,12 @@ impl PgConn {
     }
 
     async fn statement(&mut self, sql: &str, types: &[Type]) -> Result<Statement, JavaError> {
-        let key = (sql.to_string(), types.iter().map(Type::oid).collect());
-        if let Some(statement) = self.statements.get(&key) {
+        let known = self.statements.get(sql).and_then(|prepared| {
+            prepared
+                .iter()
+                .find(|(declared, _)| declared.as_slice() == types)
+        });
+        if let Some((_, statement)) = known {
             return Ok(statement.clone());
         }
         let statement = self
@@ -263,10 +271,15 @@ impl PgConn {
             .prepare_typed(&super::pg_sql::native_placeholders(sql), types)
             .await
             .map_err(|e| error(&e, &self.ended_by))?;
-        if self.statements.len() >= STATEMENT_CACHE {
+        if self.cached >= STATEMENT_CACHE {
             self.statements.clear();
+            self.cached = 0;
         }
-        self.statements.insert(key, statement.clone());
+        self.statements
+            .entry(sql.to_string())
+            .or_default()
+            .push((types.to_vec(), statement.clone()));
+        self.cached += 1;
         Ok(statement)
     }
 
