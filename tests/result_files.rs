@@ -31,6 +31,7 @@ fn assert_stopped_promptly(run: &TmpfsRun, failure: &str) {
         .unwrap_or_else(|| panic!("no {failure:?} in stderr: {}", run.stderr()));
     let after = run.exited.duration_since(failed);
     assert!(after < PROMPT, "jmxr went on {after:?} after the failure");
+    eprintln!("jmxr ended {after:?} after the first failed write");
 }
 
 /// `jmxr -g` reads the whole file back without a warning; returns the sample count.

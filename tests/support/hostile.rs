@@ -147,20 +147,6 @@ fn trickle(stream: &mut TcpStream) -> std::io::Result<()> {
 fn reset_mid_body(mut stream: TcpStream) -> std::io::Result<()> {
     stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nhalf a bo")?;
     std::thread::sleep(Duration::from_millis(100));
-    let linger = libc::linger {
-        l_onoff: 1,
-        l_linger: 0,
-    };
-    // SAFETY: a valid socket and a `linger` struct of the size given.
-    unsafe {
-        libc::setsockopt(
-            std::os::fd::AsRawFd::as_raw_fd(&stream),
-            libc::SOL_SOCKET,
-            libc::SO_LINGER,
-            (&linger as *const libc::linger).cast(),
-            std::mem::size_of::<libc::linger>() as libc::socklen_t,
-        );
-    }
-    drop(stream);
+    crate::support::sockets::close_with_reset(stream);
     Ok(())
 }

@@ -395,6 +395,11 @@ fn connect_failed(kind: Option<std::io::ErrorKind>, prefix: &str) -> TransportEr
             "org.apache.http.conn.ConnectTimeoutException",
             format!("{prefix}Connection timed out"),
         ),
+        // Java's connect returns with the handshake; a reset right after it shows on
+        // the first read.
+        Some(ErrorKind::ConnectionReset) => {
+            ("java.net.SocketException", "Connection reset".to_string())
+        }
         Some(ErrorKind::ConnectionRefused) | None => (
             "org.apache.http.conn.HttpHostConnectException",
             format!("{prefix}Connection refused"),
@@ -897,6 +902,10 @@ mod tests {
         assert_eq!(
             seen(ErrorKind::TimedOut).0,
             "org.apache.http.conn.ConnectTimeoutException"
+        );
+        assert_eq!(
+            seen(ErrorKind::ConnectionReset),
+            ("java.net.SocketException", "Connection reset".into())
         );
     }
 
