@@ -46,23 +46,23 @@ fn read_back(jtl: &Path) -> u64 {
     stats["Total"]["sampleCount"].as_u64().expect("a count")
 }
 
+/// Runs the busy plan (20 users, 1 ms pauses, 30 s) with its results file `jtl` on a
+/// 256 KiB tmpfs, which fills within a second; checks that the run stopped promptly.
+fn fill_tmpfs(work: &Path, jtl: &str, extra: &[&str]) -> Option<TmpfsRun> {
+    let plan = busy_plan();
+    let mut args = vec!["-n", "-t", &plan, "-l", jtl, "-Jduration=30", "-Jdelay=1"];
+    args.extend_from_slice(extra);
+    let run = run_on_tmpfs(work, "256k", &args)?;
+    assert_stopped_promptly(&run, "cannot write the results file");
+    Some(run)
+}
+
 #[test]
 fn a_full_disk_under_the_csv_jtl_stops_the_run_and_keeps_whole_lines() {
     let work = tempfile::tempdir().unwrap();
-    let plan = busy_plan();
-    let args = [
-        "-n",
-        "-t",
-        &plan,
-        "-l",
-        "tmpfs/out.jtl",
-        "-Jduration=30",
-        "-Jdelay=1",
-    ];
-    let Some(run) = run_on_tmpfs(work.path(), "256k", &args) else {
+    let Some(run) = fill_tmpfs(work.path(), "tmpfs/out.jtl", &[]) else {
         return;
     };
-    assert_stopped_promptly(&run, "cannot write the results file");
     assert!(
         run.stderr().contains("No space left on device"),
         "{}",
@@ -80,21 +80,10 @@ fn a_full_disk_under_the_csv_jtl_stops_the_run_and_keeps_whole_lines() {
 #[test]
 fn a_full_disk_under_the_xml_jtl_leaves_a_well_formed_file() {
     let work = tempfile::tempdir().unwrap();
-    let plan = busy_plan();
-    let args = [
-        "-n",
-        "-t",
-        &plan,
-        "-l",
-        "tmpfs/out.xml",
-        "-Jduration=30",
-        "-Jdelay=1",
-        "-Jjmeter.save.saveservice.output_format=xml",
-    ];
-    let Some(run) = run_on_tmpfs(work.path(), "256k", &args) else {
+    let xml = "-Jjmeter.save.saveservice.output_format=xml";
+    let Some(run) = fill_tmpfs(work.path(), "tmpfs/out.xml", &[xml]) else {
         return;
     };
-    assert_stopped_promptly(&run, "cannot write the results file");
     let text = std::fs::read_to_string(run.kept.join("out.xml")).unwrap();
     assert!(
         text.ends_with("</testResults>\n"),
