@@ -47,6 +47,8 @@ pub enum Outcome {
     AutoStopped,
     /// A pass/fail criterion written `as failed` was met.
     CriteriaFailed,
+    /// A results file or the dashboard could not be written; the run stopped.
+    ResultsNotWritten,
 }
 
 impl Outcome {
@@ -58,6 +60,7 @@ impl Outcome {
             Outcome::Interrupted => 3,
             Outcome::AutoStopped => 4,
             Outcome::CriteriaFailed => 5,
+            Outcome::ResultsNotWritten => 6,
         }
     }
 }
@@ -190,7 +193,13 @@ pub async fn run(config: RunConfig) -> Outcome {
         progress.start();
     }
     let (bus, receiver) = ResultsBus::new(BUS_CAPACITY);
-    let drain = spawn_drain(receiver, sinks);
+    let run = shared.clone();
+    let stop_run = Box::new(move |message: &str| {
+        eprintln!("error: {message}");
+        runlog::error(message);
+        run.request_stop_now();
+    });
+    let drain = spawn_drain(receiver, sinks, stop_run);
     let signals = tokio::spawn(watch_signals(shared.clone()));
     let problems = engine::run(plan, shared.clone(), bus).await;
     signals.abort();
@@ -215,10 +224,6 @@ pub async fn run(config: RunConfig) -> Outcome {
         eprintln!("{message}");
         runlog::error(&message);
     }
-    for failure in &failures {
-        eprintln!("error: {failure}");
-        runlog::error(failure);
-    }
     let criteria_failed = match verdicts {
         Some(verdicts) => {
             let verdicts = verdicts.lock().clone();
@@ -232,11 +237,13 @@ pub async fn run(config: RunConfig) -> Outcome {
         None => false,
     };
     runlog::info("Test has ended");
-    if shared.interrupted() {
+    if !failures.is_empty() {
+        Outcome::ResultsNotWritten
+    } else if shared.interrupted() {
         Outcome::Interrupted
     } else if shared.auto_stopped() {
         Outcome::AutoStopped
-    } else if !failures.is_empty() || !problems.is_empty() {
+    } else if !problems.is_empty() {
         Outcome::BadInput
     } else if criteria_failed {
         Outcome::CriteriaFailed
@@ -258,10 +265,12 @@ fn start_properties(mut props: HashMap<String, String>) -> Properties {
 
 /// Runs [`drain`] on a thread of its own: formatting and writing results then runs beside
 /// the users instead of taking turns with them on the workers (with one busy user, a
-/// third of its thread's time went to the sinks). The answer is the sinks' failures.
+/// third of its thread's time went to the sinks). The answer is the sinks' failures;
+/// `on_failure` hears of each as it happens.
 fn spawn_drain(
     receiver: mpsc::Receiver<Vec<SampleEvent>>,
     sinks: Vec<Box<dyn Sink>>,
+    on_failure: Box<dyn FnMut(&str) + Send>,
 ) -> tokio::sync::oneshot::Receiver<Vec<String>> {
     let (done, finished) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
@@ -271,7 +280,7 @@ fn spawn_drain(
                 .enable_time()
                 .build()
                 .expect("a runtime for the results thread");
-            let _ = done.send(runtime.block_on(drain(receiver, sinks)));
+            let _ = done.send(runtime.block_on(drain(receiver, sinks, on_failure)));
         })
         .expect("the results thread starts");
     finished
@@ -285,43 +294,67 @@ const SMALL_BATCH: usize = 64;
 /// How long the sink task rests after a small batch: long enough for samples to pile up
 /// (the bus holds far more than arrive meanwhile), short enough to keep files current.
 const DRAIN_REST: Duration = Duration::from_millis(2);
+/// Longest a sample waits in a sink's buffer: files stay current, and a file that can no
+/// longer be written is noticed within this time.
+const FLUSH_EVERY: Duration = Duration::from_millis(500);
 
-/// Feeds every sample to every sink; flushes when the bus is quiet; finishes the sinks
-/// when the bus closes. A failing sink is reported once and skipped afterwards, so the
-/// others (and the run) go on.
+/// The sinks and which of them failed.
+struct Sinks {
+    sinks: Vec<Box<dyn Sink>>,
+    failed: Vec<bool>,
+    failures: Vec<String>,
+    on_failure: Box<dyn FnMut(&str) + Send>,
+    /// What a failure does to the run: it stops, unless it already ended.
+    consequence: &'static str,
+}
+
+impl Sinks {
+    /// Applies `step` to every sink still working; a sink that fails is reported once and
+    /// skipped afterwards, so the others still get every sample.
+    fn each(&mut self, mut step: impl FnMut(&mut dyn Sink) -> std::io::Result<()>) {
+        for (i, sink) in self.sinks.iter_mut().enumerate() {
+            if self.failed[i] {
+                continue;
+            }
+            if let Err(err) = step(sink.as_mut()) {
+                self.failed[i] = true;
+                let message = format!("a result writer failed: {err}{}", self.consequence);
+                (self.on_failure)(&message);
+                self.failures.push(message);
+            }
+        }
+    }
+}
+
+/// Feeds every sample to every sink; flushes at least every [`FLUSH_EVERY`]; finishes
+/// the sinks when the bus closes. The bus is drained to its end even after a failure, so
+/// users never wait on it while the run stops.
 async fn drain(
     mut receiver: mpsc::Receiver<Vec<SampleEvent>>,
-    mut sinks: Vec<Box<dyn Sink>>,
+    sinks: Vec<Box<dyn Sink>>,
+    on_failure: Box<dyn FnMut(&str) + Send>,
 ) -> Vec<String> {
-    let mut failed = vec![false; sinks.len()];
-    let mut failures = Vec::new();
-    let mut report = |index: usize, failed: &mut Vec<bool>, err: std::io::Error| {
-        if !failed[index] {
-            failed[index] = true;
-            failures.push(format!("a result writer failed and stopped: {err}"));
-        }
+    let mut sinks = Sinks {
+        failed: vec![false; sinks.len()],
+        sinks,
+        failures: Vec::new(),
+        on_failure,
+        consequence: "; stopping the run",
     };
     // Events are taken in batches: one wake-up of this task serves every sample that
     // arrived meanwhile, which keeps the bus off the critical path at high rates.
     let mut batches = Vec::with_capacity(DRAIN_BATCHES);
+    let mut flushed = std::time::Instant::now();
     loop {
-        let received = tokio::time::timeout(
-            Duration::from_millis(1000),
-            receiver.recv_many(&mut batches, DRAIN_BATCHES),
-        )
-        .await;
+        let received =
+            tokio::time::timeout(FLUSH_EVERY, receiver.recv_many(&mut batches, DRAIN_BATCHES))
+                .await;
         match received {
             Ok(0) => break,
             Ok(_) => {
                 let taken: usize = batches.iter().map(Vec::len).sum();
                 for event in batches.drain(..).flatten() {
-                    for (i, sink) in sinks.iter_mut().enumerate() {
-                        if !failed[i] {
-                            if let Err(e) = sink.on_sample(&event) {
-                                report(i, &mut failed, e);
-                            }
-                        }
-                    }
+                    sinks.each(|sink| sink.on_sample(&event));
                 }
                 // Waiting on the bus when it is nearly empty would wake this task (and
                 // a sleeping worker thread) for every sample a user publishes: at high
@@ -331,25 +364,16 @@ async fn drain(
                     tokio::time::sleep(DRAIN_REST).await;
                 }
             }
-            Err(_) => {
-                for (i, sink) in sinks.iter_mut().enumerate() {
-                    if !failed[i] {
-                        if let Err(e) = sink.flush() {
-                            report(i, &mut failed, e);
-                        }
-                    }
-                }
-            }
+            Err(_) => {}
+        }
+        if flushed.elapsed() >= FLUSH_EVERY {
+            sinks.each(|sink| sink.flush());
+            flushed = std::time::Instant::now();
         }
     }
-    for (i, sink) in sinks.iter_mut().enumerate() {
-        if !failed[i] {
-            if let Err(e) = sink.finish() {
-                report(i, &mut failed, e);
-            }
-        }
-    }
-    failures
+    sinks.consequence = "";
+    sinks.each(|sink| sink.finish());
+    sinks.failures
 }
 
 /// The property that bounds a graceful stop, in milliseconds.

@@ -227,6 +227,8 @@ pub struct ReportSink {
     aggregator: Aggregator,
     info: ReportInfo,
     out: PathBuf,
+    /// The run's results file: the dashboard can be made from it later.
+    jtl: PathBuf,
     done: bool,
 }
 
@@ -236,6 +238,7 @@ impl ReportSink {
             aggregator: Aggregator::new(AggregateSettings::from_properties(props)?),
             info: ReportInfo::from_properties(props, vec![jtl.display().to_string()]),
             out,
+            jtl: jtl.to_path_buf(),
             done: false,
         })
     }
@@ -256,7 +259,13 @@ impl Sink for ReportSink {
             return Ok(());
         }
         self.done = true;
-        write_report(&self.aggregator, &self.info, &self.out)
-            .map_err(|e| std::io::Error::other(format!("dashboard not written: {e}")))
+        write_report(&self.aggregator, &self.info, &self.out).map_err(|e| {
+            std::io::Error::other(format!(
+                "dashboard not written: {e}; make it from the results file later with \
+                 `jmxr -g {} -o {}`",
+                self.jtl.display(),
+                self.out.display()
+            ))
+        })
     }
 }

@@ -92,7 +92,7 @@ impl PendingSamples {
 pub trait Sink: Send {
     /// Called for every sample, in the order they were published.
     fn on_sample(&mut self, event: &SampleEvent) -> std::io::Result<()>;
-    /// Called when the bus is idle for a moment and on every stop path.
+    /// Called about every half second, and on every stop path.
     fn flush(&mut self) -> std::io::Result<()>;
     /// Called once at the end of the run, after the last sample.
     fn finish(&mut self) -> std::io::Result<()> {

@@ -11,17 +11,18 @@
 //! by the first collector that wants it, formatted with that collector's configuration.
 
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::fs::{self, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use super::record_file::RecordFile;
 use super::xml::{write_xml_file_end, write_xml_file_start, TEST_RESULTS_END};
 use super::{csv, xml, SampleEvent, SaveConfig, Sink};
 
+/// What closes an XML results file cut short by a failed write (as `write_xml_file_end`).
+const XML_FILE_END: &[u8] = b"\n</testResults>\n";
 /// Shortest XML file that can hold a terminator worth trimming (declaration, root start, end).
 const MIN_XML_FILE_LEN: u64 = 38 + 13 + 14;
-/// Write buffer size: large writes keep the sink task off the disk most of the time.
-const BUFFER_SIZE: usize = 64 * 1024;
 
 /// One Result Collector: what it saves, which samples it sees and which it keeps.
 #[derive(Debug, Clone)]
@@ -75,7 +76,7 @@ pub struct JtlSink<W: Write + Send> {
 }
 
 /// The sink behind a results file.
-pub type JtlFileSink = JtlSink<BufWriter<File>>;
+pub type JtlFileSink = JtlSink<RecordFile>;
 
 impl<W: Write + Send> JtlSink<W> {
     /// A sink over any writer. With `new_file`, the CSV header or the XML start is written
@@ -189,11 +190,12 @@ impl JtlFileSink {
             .append(append)
             .truncate(!append)
             .open(path)?;
-        JtlSink::new(
-            BufWriter::with_capacity(BUFFER_SIZE, file),
-            collector,
-            !append,
-        )
+        let closing: &'static [u8] = if collector.config.xml {
+            XML_FILE_END
+        } else {
+            b""
+        };
+        JtlSink::new(RecordFile::new(file, path, closing)?, collector, !append)
     }
 }
 

@@ -165,3 +165,10 @@ fn finish_twice_writes_one_footer() {
     let text = String::from_utf8(sink.get_ref().clone()).unwrap();
     assert_eq!(text.matches("</testResults>").count(), 1);
 }
+
+#[test]
+fn the_closing_of_a_cut_xml_file_is_the_usual_end() {
+    let mut end = String::new();
+    write_xml_file_end(&mut end);
+    assert_eq!(end.as_bytes(), XML_FILE_END);
+}

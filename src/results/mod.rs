@@ -22,6 +22,7 @@ mod prometheus;
 mod jtl_file;
 mod percentile;
 mod read;
+mod record_file;
 
 mod save_config;
 mod summariser;

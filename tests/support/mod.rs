@@ -9,6 +9,7 @@ pub mod jdbc_run;
 
 pub mod services;
 pub mod sockets;
+pub mod tmpfs;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -28,8 +28,15 @@ use super::dns::{self, DnsCache, DnsManagerSpec};
 use super::tls::{self, Stream};
 use super::url::Url;
 
-/// Longest response head accepted.
-const MAX_HEAD: usize = 256 * 1024;
+/// Longest response head accepted (status line and headers).
+pub const MAX_HEAD: usize = 256 * 1024;
+
+/// The property that bounds a response body, in bytes, as received and once decoded.
+pub const MAX_BODY_PROPERTY: &str = "jmxr.http.max_response_body";
+/// Largest response body read or decoded unless the property says otherwise: JMeter
+/// keeps whole bodies in its heap (and fails with an `OutOfMemoryError` on a decompression
+/// bomb); a bound keeps a misbehaving server from exhausting memory.
+pub const DEFAULT_MAX_BODY: usize = 128 * 1024 * 1024;
 
 /// Room made in the read buffer before each read.
 const READ_BUFFER: usize = 8192;
@@ -147,6 +154,8 @@ pub struct Outgoing<'a> {
     pub dns: Option<&'a DnsManagerSpec>,
     /// The source address to bind new connections to (`HTTPSampler.ipSource`).
     pub local_address: Option<IpAddr>,
+    /// Largest body accepted ([`MAX_BODY_PROPERTY`]).
+    pub max_body: usize,
 }
 
 /// What came back, with the measurements.
@@ -171,7 +180,11 @@ impl Incoming {
     /// status line and header lines separated by CRLF, so that it is reported as
     /// HTTP/1.1 responses are.
     pub(super) fn from_head(status: u16, head: String, body: Vec<u8>) -> Incoming {
-        let (_, reason, headers) = parse_head(&head);
+        // The head is written from HTTP/2 frames, which hold no line HTTP/1.1 refuses.
+        let (reason, headers) = match parse_head(&head) {
+            Ok((_, reason, headers)) => (reason, headers),
+            Err(_) => (0..0, Vec::new()),
+        };
         Incoming {
             status,
             head,
@@ -382,6 +395,11 @@ fn connect_failed(kind: Option<std::io::ErrorKind>, prefix: &str) -> TransportEr
             "org.apache.http.conn.ConnectTimeoutException",
             format!("{prefix}Connection timed out"),
         ),
+        // Java's connect returns with the handshake; a reset right after it shows on
+        // the first read.
+        Some(ErrorKind::ConnectionReset) => {
+            ("java.net.SocketException", "Connection reset".to_string())
+        }
         Some(ErrorKind::ConnectionRefused) | None => (
             "org.apache.http.conn.HttpHostConnectException",
             format!("{prefix}Connection refused"),
@@ -479,6 +497,7 @@ async fn send_and_read(
         pos: 0,
         received: 0,
         timeout: out.read_timeout,
+        max_body: out.max_body,
     };
     let head_len = match reader.read_head().await {
         Ok(Some(len)) => len,
@@ -491,7 +510,7 @@ async fn send_and_read(
         Err(_) => String::from_utf8_lossy(&reader.buf[..head_len - 4]).into_owned(),
     };
     reader.pos = head_len;
-    let (status, reason, headers) = parse_head(&head);
+    let (status, reason, headers) = parse_head(&head).map_err(Attempt::Failed)?;
     let mut incoming = Incoming {
         status,
         head,
@@ -524,12 +543,20 @@ async fn send_and_read(
 /// Status code, reason and header positions of a response head.
 type ParsedHead = (u16, Range<usize>, Vec<(Range<usize>, Range<usize>)>);
 
-/// Finds the status code, the reason and the headers in a response head.
-fn parse_head(head: &str) -> ParsedHead {
+/// Finds the status code, the reason and the headers in a response head; refuses what
+/// HttpClient 4's parser refuses: a first line that is no status line, a status code that
+/// is no number, a header line without a colon (lines starting with a space or tab
+/// continue the header before them).
+fn parse_head(head: &str) -> Result<ParsedHead, TransportError> {
     let bytes = head.as_bytes();
     let mut lines = head_lines(head);
     let status_end = lines.next().map_or(0, |(_, end)| end);
     let status_line = &bytes[..status_end];
+    if !status_line.starts_with(b"HTTP/") {
+        return Err(protocol_error(
+            "The server failed to respond with a valid HTTP response",
+        ));
+    }
     // `HTTP/1.1 200 OK`: the code between the first two spaces, the reason after them.
     let (status, reason_start) = match memchr::memchr(b' ', status_line) {
         Some(first) => {
@@ -537,11 +564,22 @@ fn parse_head(head: &str) -> ParsedHead {
             let code_end = memchr::memchr(b' ', rest).unwrap_or(rest.len());
             let status = std::str::from_utf8(&rest[..code_end])
                 .ok()
-                .and_then(|code| code.parse().ok())
-                .unwrap_or(0);
+                .and_then(|code| code.parse::<u16>().ok())
+                .filter(|code| (100..1000).contains(code))
+                .ok_or_else(|| {
+                    protocol_error(&format!(
+                        "Unable to parse status code from status line: {}",
+                        &head[..status_end]
+                    ))
+                })?;
             (status, (first + 1 + code_end + 1).min(status_end))
         }
-        None => (0, status_end),
+        None => {
+            return Err(protocol_error(&format!(
+                "Invalid status line: {}",
+                &head[..status_end]
+            )))
+        }
     };
     let mut headers = Vec::with_capacity(12);
     for (start, end) in lines {
@@ -549,9 +587,31 @@ fn parse_head(head: &str) -> ParsedHead {
             let name = trimmed(bytes, start, start + colon);
             let value = trimmed(bytes, start + colon + 1, end);
             headers.push((name, value));
+        } else if !matches!(bytes.get(start), Some(b' ' | b'\t')) {
+            return Err(protocol_error(&format!(
+                "Invalid header: {}",
+                &head[start..end]
+            )));
         }
     }
-    (status, reason_start..status_end, headers)
+    Ok((status, reason_start..status_end, headers))
+}
+
+/// A response HttpClient 4's parser refuses, as JMeter reports it: the parser's
+/// `ProtocolException` inside the client's `ClientProtocolException`.
+fn protocol_error(message: &str) -> TransportError {
+    TransportError::new(
+        "org.apache.http.client.ClientProtocolException",
+        format!("org.apache.http.ProtocolException: {message}"),
+    )
+}
+
+/// A body beyond [`MAX_BODY_PROPERTY`].
+pub fn body_too_large(limit: usize) -> TransportError {
+    TransportError::new(
+        "java.io.IOException",
+        format!("Response body larger than {limit} bytes (property {MAX_BODY_PROPERTY})"),
+    )
 }
 
 /// The lines of a response head as byte ranges, each without its LF and a CR before it,
@@ -617,7 +677,11 @@ fn io_error(err: &std::io::Error) -> TransportError {
     if err.kind() == std::io::ErrorKind::TimedOut {
         return TransportError::new("java.net.SocketTimeoutException", "Read timed out");
     }
-    TransportError::new("java.net.SocketException", err.to_string())
+    if err.kind() == std::io::ErrorKind::ConnectionReset {
+        // Java's words for ECONNRESET.
+        return TransportError::new("java.net.SocketException", "Connection reset");
+    }
+    TransportError::new("java.net.SocketException", os_reason(err))
 }
 
 /// Reads from the connection with a per-read timeout, counting every byte.
@@ -628,6 +692,8 @@ struct Reader<'a> {
     pos: usize,
     received: i64,
     timeout: Option<Duration>,
+    /// Largest body accepted.
+    max_body: usize,
 }
 
 impl Reader<'_> {
@@ -689,6 +755,9 @@ impl Reader<'_> {
         match framing {
             Framing::None => Ok(None),
             Framing::Length(length) => {
+                if length > self.max_body {
+                    return Err(body_too_large(self.max_body));
+                }
                 let mut latency = None;
                 if self.buf.len() > self.pos || length == 0 {
                     latency = Some(millis_since(started));
@@ -706,6 +775,9 @@ impl Reader<'_> {
                 let mut latency = (self.buf.len() > self.pos).then(|| millis_since(started));
                 while self.fill().await? > 0 {
                     latency.get_or_insert_with(|| millis_since(started));
+                    if self.buf.len() - self.pos > self.max_body {
+                        return Err(body_too_large(self.max_body));
+                    }
                 }
                 Ok(latency.or(Some(millis_since(started))))
             }
@@ -727,14 +799,10 @@ impl Reader<'_> {
                 }
             };
             latency.get_or_insert_with(|| millis_since(started));
-            let size_text = String::from_utf8_lossy(&self.buf[cursor..line_end]);
-            let size_text = size_text.split(';').next().unwrap_or("").trim().to_string();
-            let size = usize::from_str_radix(&size_text, 16).map_err(|_| {
-                TransportError::new(
-                    "org.apache.http.MalformedChunkCodingException",
-                    "Bad chunk header",
-                )
-            })?;
+            let size = chunk_size(&self.buf[cursor..line_end])?;
+            if size > self.max_body.saturating_sub(body.len()) {
+                return Err(body_too_large(self.max_body));
+            }
             cursor = line_end + 2;
             if size == 0 {
                 // Trailers end with an empty line.
@@ -764,6 +832,20 @@ impl Reader<'_> {
         self.buf.truncate(self.pos);
         self.buf.extend_from_slice(&body);
         Ok(latency.unwrap_or_else(|| millis_since(started)))
+    }
+}
+
+/// The size on a chunk's first line (extensions after `;` ignored), as HttpClient 4's
+/// `ChunkedInputStream` reads it: a 64-bit signed hexadecimal number, not negative.
+fn chunk_size(line: &[u8]) -> Result<usize, TransportError> {
+    let malformed =
+        |message| TransportError::new("org.apache.http.MalformedChunkCodingException", message);
+    let text = String::from_utf8_lossy(line);
+    let text = text.split(';').next().unwrap_or("").trim();
+    match i64::from_str_radix(text, 16) {
+        Ok(size) if size < 0 => Err(malformed("Negative chunk size")),
+        Ok(size) => usize::try_from(size).map_err(|_| malformed("Bad chunk header")),
+        Err(_) => Err(malformed("Bad chunk header")),
     }
 }
 
@@ -821,6 +903,10 @@ mod tests {
             seen(ErrorKind::TimedOut).0,
             "org.apache.http.conn.ConnectTimeoutException"
         );
+        assert_eq!(
+            seen(ErrorKind::ConnectionReset),
+            ("java.net.SocketException", "Connection reset".into())
+        );
     }
 
     #[test]
@@ -850,8 +936,8 @@ mod tests {
     #[test]
     fn parse_head_finds_status_reason_and_trimmed_headers() {
         let head =
-            "HTTP/1.1 404 Not Found\r\nServer:  nginx \r\nno colon\r\nX-Ü: é\r\nContent-Length:0";
-        let (status, reason, headers) = parse_head(head);
+            "HTTP/1.1 404 Not Found\r\nServer:  nginx \r\n folded\r\nX-Ü: é\r\nContent-Length:0";
+        let (status, reason, headers) = parse_head(head).unwrap();
         assert_eq!(status, 404);
         assert_eq!(&head[reason], "Not Found");
         let pairs: Vec<(&str, &str)> = headers
@@ -862,5 +948,31 @@ mod tests {
             pairs,
             [("Server", "nginx"), ("X-Ü", "é"), ("Content-Length", "0")]
         );
+    }
+
+    #[test]
+    fn heads_httpclient_refuses_are_protocol_errors() {
+        let refused = |head: &str| parse_head(head).unwrap_err().message;
+        assert_eq!(
+            refused("HTTP/1.1 200 OK\r\nno colon"),
+            "org.apache.http.ProtocolException: Invalid header: no colon"
+        );
+        assert_eq!(
+            refused("HTTP/1.1 abc OK"),
+            "org.apache.http.ProtocolException: Unable to parse status code from status line: HTTP/1.1 abc OK"
+        );
+        assert_eq!(
+            refused("garbage"),
+            "org.apache.http.ProtocolException: The server failed to respond with a valid HTTP response"
+        );
+    }
+
+    #[test]
+    fn chunk_sizes_are_signed_64_bit_hexadecimal() {
+        assert_eq!(chunk_size(b"1a;ext=1"), Ok(26));
+        let message = |line: &[u8]| chunk_size(line).unwrap_err().message;
+        assert_eq!(message(b"-5"), "Negative chunk size");
+        assert_eq!(message(b"ffffffffffffffffff"), "Bad chunk header");
+        assert_eq!(message(b"zz"), "Bad chunk header");
     }
 }

@@ -347,6 +347,7 @@ mod tests {
             verify_certificates: false,
             dns: None,
             local_address: None,
+            max_body: client::DEFAULT_MAX_BODY,
         }
     }
 

@@ -66,7 +66,9 @@ pub(super) use self::bzm::build as build_bzm_http2;
 pub(super) use self::config::{cookie_manager, merge_headers, CookieManagerSpec};
 pub(super) use self::tls::{handshake as tls_handshake, Stream, VERIFY_PROPERTY};
 // The SSE samplers open their streams with the HTTP sampler's connect, TLS and errors.
-pub(super) use self::client::{connect_with_user_dns, Outgoing, Pool, TransportError};
+pub(super) use self::client::{
+    connect_with_user_dns, Outgoing, Pool, TransportError, DEFAULT_MAX_BODY,
+};
 pub(super) use self::response::fill_error;
 pub(super) use self::url::Url;
 
@@ -143,6 +145,8 @@ pub struct HttpSampler {
     sets_connection: bool,
     /// Which of JMeter's implementations the sampler stands for.
     implementation: Implementation,
+    /// Largest response body read or decoded (`jmxr.http.max_response_body`).
+    max_body: usize,
 }
 
 /// JMeter's HTTP implementation of a sampler: HttpClient 4 unless the sampler's field
@@ -212,6 +216,11 @@ fn build_with(
             .iter()
             .any(|(name, _)| name.eq_ignore_ascii_case(header))
     };
+    let max_body = cx
+        .properties
+        .get(client::MAX_BODY_PROPERTY)
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(client::DEFAULT_MAX_BODY);
     let sets_transfer_encoding = sets("Transfer-Encoding");
     let sets_connection = sets("Connection");
     Arc::new(HttpSampler {
@@ -223,6 +232,7 @@ fn build_with(
         sets_transfer_encoding,
         sets_connection,
         implementation,
+        max_body,
     })
 }
 
@@ -430,6 +440,7 @@ impl HttpSampler {
             verify_certificates: hop.url.scheme == "https" && verify_certificates(cx),
             dns: self.spec.dns_manager.as_ref(),
             local_address,
+            max_body: self.max_body,
         };
         self.reset_connections_for_a_new_user(cx);
         let start_ms = wall_clock_ms();
@@ -460,7 +471,7 @@ impl HttpSampler {
                     .filter(|(n, _)| n.eq_ignore_ascii_case("Set-Cookie"))
                     .map(|(_, v)| v.to_string())
                     .collect();
-                response::fill(&mut result, incoming);
+                response::fill(&mut result, incoming, self.max_body);
                 let md5_only =
                     self.embedded.is_some() && cx.user.slot(HTTP_SLOT, UserHttp::default).md5_only;
                 if self.spec.md5 || md5_only {

@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use super::client::{head_lines, Incoming, TransportError};
+use super::client::{body_too_large, head_lines, Incoming, TransportError};
 use crate::sample::SampleResult;
 use crate::sample::Text;
 
@@ -35,7 +35,8 @@ fn status_code_text(status: u16) -> Text {
     }
 }
 
-pub fn fill(result: &mut SampleResult, incoming: Incoming) {
+/// A body that decodes to more than `max_body` bytes fails the sample instead.
+pub fn fill(result: &mut SampleResult, incoming: Incoming, max_body: usize) {
     // The status line and header lines as received, each ending in `\n`.
     let head = incoming.head();
     let mut headers = String::with_capacity(head.len() + 2);
@@ -68,12 +69,39 @@ pub fn fill(result: &mut SampleResult, incoming: Incoming) {
         .header("Content-Encoding")
         .map(|v| v.trim().to_ascii_lowercase());
     result.response_headers = headers;
-    result.response_data = match encoding.as_deref() {
-        Some("gzip" | "x-gzip") => decode_gzip(&incoming.body).unwrap_or(incoming.body),
-        Some("deflate") => decode_deflate(&incoming.body).unwrap_or(incoming.body),
-        Some("br") => decode_brotli(&incoming.body).unwrap_or(incoming.body),
-        _ => incoming.body,
+    let decoded = match encoding.as_deref() {
+        Some("gzip" | "x-gzip") => decode_gzip(&incoming.body, max_body),
+        Some("deflate") => decode_deflate(&incoming.body, max_body),
+        Some("br") => decode_brotli(&incoming.body, max_body),
+        _ => Decoded::AsReceived,
     };
+    result.response_data = match decoded {
+        Decoded::Body(body) => body,
+        Decoded::AsReceived => incoming.body,
+        Decoded::TooLarge => {
+            fill_error(result, &body_too_large(max_body));
+            return;
+        }
+    };
+}
+
+/// What content decoding gave.
+enum Decoded {
+    Body(Vec<u8>),
+    /// Not encoded, or not decodable: the body is kept as received.
+    AsReceived,
+    /// More than the limit once decoded (a decompression bomb).
+    TooLarge,
+}
+
+/// Reads a decoder to its end, stopping one byte past `limit`.
+fn decode_with(decoder: impl Read, input_len: usize, limit: usize) -> Decoded {
+    let mut out = Vec::with_capacity(input_len.saturating_mul(4).min(limit));
+    match decoder.take(limit as u64 + 1).read_to_end(&mut out) {
+        Ok(_) if out.len() > limit => Decoded::TooLarge,
+        Ok(_) => Decoded::Body(out),
+        Err(_) => Decoded::AsReceived,
+    }
 }
 
 /// JMeter's `setEncodingAndType`: charset from the Content-Type, `bin` for images,
@@ -101,36 +129,26 @@ pub fn set_encoding_and_type(result: &mut SampleResult, content_type: &str) {
     result.data_type = if binary { "bin" } else { "text" };
 }
 
-fn decode_gzip(body: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(body.len() * 4);
-    flate2::read::MultiGzDecoder::new(body)
-        .read_to_end(&mut out)
-        .ok()?;
-    Some(out)
+fn decode_gzip(body: &[u8], limit: usize) -> Decoded {
+    decode_with(flate2::read::MultiGzDecoder::new(body), body.len(), limit)
 }
 
 /// Zlib-wrapped deflate first, raw deflate when that fails (some servers send it).
-fn decode_deflate(body: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(body.len() * 4);
-    if flate2::read::ZlibDecoder::new(body)
-        .read_to_end(&mut out)
-        .is_ok()
-    {
-        return Some(out);
+fn decode_deflate(body: &[u8], limit: usize) -> Decoded {
+    match decode_with(flate2::read::ZlibDecoder::new(body), body.len(), limit) {
+        Decoded::AsReceived => {
+            decode_with(flate2::read::DeflateDecoder::new(body), body.len(), limit)
+        }
+        decoded => decoded,
     }
-    out.clear();
-    flate2::read::DeflateDecoder::new(body)
-        .read_to_end(&mut out)
-        .ok()?;
-    Some(out)
 }
 
-fn decode_brotli(body: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(body.len() * 4);
-    brotli_decompressor::Decompressor::new(body, 4096)
-        .read_to_end(&mut out)
-        .ok()?;
-    Some(out)
+fn decode_brotli(body: &[u8], limit: usize) -> Decoded {
+    decode_with(
+        brotli_decompressor::Decompressor::new(body, 4096),
+        body.len(),
+        limit,
+    )
 }
 
 /// A failed sample for a transport error, as `HTTPSamplerBase.errorResult` makes it.
@@ -166,17 +184,24 @@ mod tests {
         use flate2::write::{DeflateEncoder, GzEncoder, ZlibEncoder};
         use flate2::Compression;
         use std::io::Write;
+        let body = |decoded: Decoded| match decoded {
+            Decoded::Body(body) => body,
+            _ => panic!("not decoded"),
+        };
         let mut gz = GzEncoder::new(Vec::new(), Compression::default());
         gz.write_all(b"hello").unwrap();
-        assert_eq!(decode_gzip(&gz.finish().unwrap()).unwrap(), b"hello");
+        let gz = gz.finish().unwrap();
+        assert_eq!(body(decode_gzip(&gz, 100)), b"hello");
+        assert!(matches!(decode_gzip(&gz, 4), Decoded::TooLarge));
         let mut z = ZlibEncoder::new(Vec::new(), Compression::default());
         z.write_all(b"zlib").unwrap();
-        assert_eq!(decode_deflate(&z.finish().unwrap()).unwrap(), b"zlib");
+        assert_eq!(body(decode_deflate(&z.finish().unwrap(), 100)), b"zlib");
         let mut d = DeflateEncoder::new(Vec::new(), Compression::default());
         d.write_all(b"raw").unwrap();
-        assert_eq!(decode_deflate(&d.finish().unwrap()).unwrap(), b"raw");
+        assert_eq!(body(decode_deflate(&d.finish().unwrap(), 100)), b"raw");
         // "hello" compressed by `brotli -q 11`.
         let br = [0x0b, 0x02, 0x80, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x03];
-        assert_eq!(decode_brotli(&br).unwrap(), b"hello");
+        assert_eq!(body(decode_brotli(&br, 5)), b"hello");
+        assert!(matches!(decode_brotli(&br, 4), Decoded::TooLarge));
     }
 }

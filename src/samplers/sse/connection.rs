@@ -194,6 +194,7 @@ impl Connection {
             verify_certificates: request.verify_certificates,
             dns: None,
             local_address: None,
+            max_body: crate::samplers::http::DEFAULT_MAX_BODY,
         };
         let tcp = connect_with_user_dns(&mut Pool::default(), &out).await?;
         let mut stream = if request.url.scheme == "https" {
