@@ -95,25 +95,108 @@ fn open_model_keeps_totals_per_phase_a_poisson_envelope_and_even_spacing() {
     assert!(users.iter().all(|(_, t)| *t < t0 + 4000 + 15));
 }
 
+/// Each arrival's offset (ms) from the start of the even stretch at 3 s, by user.
+fn offsets(jtl: &Jtl) -> Vec<i64> {
+    let users = starts_by_user(jtl);
+    let t0 = users[300].1 - 3000;
+    users.iter().map(|(_, t)| t - t0).collect()
+}
+
 #[test]
 fn open_model_schedule_reads_properties_and_its_seed_fixes_the_draw() {
     let (jtl, _) = run("arrivals/open_model.jmx", &["-Jom.rate=50"]);
     // 50/s for 3 s, then the 300 even arrivals.
     assert_eq!(jtl.rows.len(), 450);
-    let (bad, _) = {
-        let work = tempfile::tempdir().expect("scratch folder");
-        let plan = fixtures().join("arrivals/open_model.jmx");
-        let plan = plan.to_str().expect("UTF-8 path");
-        let out = jmxr(
-            work.path(),
-            &["-n", "-t", plan, "-l", "out.jtl", "-Jom.rate=fast"],
-        );
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stderr).to_string(),
-        )
+
+    // The same seed draws the same random arrivals; another seed others.
+    let (a, _) = run("arrivals/open_model.jmx", &[]);
+    let (b, _) = run("arrivals/open_model.jmx", &[]);
+    let (c, _) = run("arrivals/open_model.jmx", &["-Jom.seed=7"]);
+    let (a, b, c) = (offsets(&a), offsets(&b), offsets(&c));
+    let close = |x: &[i64], y: &[i64]| {
+        x.iter()
+            .zip(y)
+            .filter(|(p, q)| (*p - *q).abs() <= 25)
+            .count()
     };
-    assert!(!bad, "a schedule JMeter cannot parse stops the test");
+    assert_eq!(close(&a[..300], &b[..300]), 300, "seed 42 twice");
+    assert!(
+        close(&a[..300], &c[..300]) < 150,
+        "seeds 42 and 7 drew alike"
+    );
+
+    let work = tempfile::tempdir().expect("scratch folder");
+    let plan = fixtures().join("arrivals/open_model.jmx");
+    let plan = plan.to_str().expect("UTF-8 path");
+    let out = jmxr(
+        work.path(),
+        &["-n", "-t", plan, "-l", "out.jtl", "-Jom.rate=fast"],
+    );
+    assert!(
+        !out.status.success(),
+        "a schedule JMeter cannot parse stops the test"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Expected float number for rate"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn intended_start_column_is_off_by_default_and_shows_the_schedule_when_asked() {
+    let (jtl, _) = run("arrivals/free_form.jmx", &[]);
+    assert!(
+        !jtl.header.iter().any(|h| h == "intendedStart"),
+        "{:?}",
+        jtl.header
+    );
+    assert_eq!(jtl.header.last().map(String::as_str), Some("Connect"));
+    let (jtl, _) = run(
+        "arrivals/free_form.jmx",
+        &["-Jjmxr.save.intended_start=true"],
+    );
+    assert_eq!(jtl.header.last().map(String::as_str), Some("intendedStart"));
+    for row in &jtl.rows {
+        let behind = jtl.int(row, "timeStamp") - jtl.int(row, "intendedStart");
+        assert!((0..=15).contains(&behind), "{behind} ms behind");
+    }
+}
+
+#[test]
+fn plan_prints_each_groups_planned_load_without_running() {
+    let work = tempfile::tempdir().expect("scratch folder");
+    let plan = fixtures().join("arrivals/open_model.jmx");
+    let plan = plan.to_str().expect("UTF-8 path");
+    let started = Instant::now();
+    let out = jmxr(
+        work.path(),
+        &["plan", plan, "--svg", "chart.svg", "-Jom.rate=60"],
+    );
+    assert!(out.status.success());
+    assert!(started.elapsed() < Duration::from_secs(3), "nothing runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    // 60/s for 3 s and 300 even arrivals.
+    assert!(
+        text.contains(
+            "Thread group 'Open': arrivals/s over 5.00 s, peak 300, 480 arrivals planned"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("  0.00 s          60"), "{text}");
+    let chart = std::fs::read_to_string(work.path().join("chart.svg")).expect("chart written");
+    assert!(
+        chart.starts_with("<svg") && chart.contains("<polyline"),
+        "{chart}"
+    );
+
+    let plan = fixtures().join("thread_groups/concurrency.jmx");
+    let out = jmxr(work.path(), &["plan", plan.to_str().expect("UTF-8 path")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Thread group 'Limited': users over 1.00 s, peak 2"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -228,7 +311,7 @@ fn open_model_sends_on_schedule_while_the_pool_allows_and_counts_late_arrivals_w
     let port = format!("-Jport={}", server.port);
     let (jtl, stdout) = run(
         "arrivals/open_model_slow_server.jmx",
-        &[&port, "-Jom.pool=10"],
+        &[&port, "-Jom.pool=10", "-Jjmxr.save.intended_start=true"],
     );
     let starts: Vec<i64> = starts_by_user(&jtl).iter().map(|(_, t)| *t).collect();
     let t0 = starts[0];
@@ -245,4 +328,22 @@ fn open_model_sends_on_schedule_while_the_pool_allows_and_counts_late_arrivals_w
     let started = reported(&stdout, "Open", "started");
     assert_eq!(scheduled, 300);
     assert_eq!(started + reported(&stdout, "Open", "dropped"), 300);
+    // The stall JMeter's elapsed hides: measured from the intended start, the slowest
+    // samples took far longer than the server's 500 ms.
+    let from_intended = jtl
+        .rows
+        .iter()
+        .map(|r| jtl.int(r, "timeStamp") + jtl.int(r, "elapsed") - jtl.int(r, "intendedStart"));
+    let worst_elapsed = jtl
+        .rows
+        .iter()
+        .map(|r| jtl.int(r, "elapsed"))
+        .max()
+        .unwrap_or(0);
+    let worst_intended = from_intended.max().unwrap_or(0);
+    assert!(worst_elapsed < 700, "{worst_elapsed}");
+    assert!(
+        worst_intended > worst_elapsed + 300,
+        "{worst_intended} vs {worst_elapsed}"
+    );
 }

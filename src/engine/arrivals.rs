@@ -60,8 +60,8 @@ pub struct ArrivalTally {
 }
 
 impl ArrivalTally {
-    /// A user begins the arrival meant for `intended`.
-    pub fn began(&self, intended: Instant) {
+    /// A user begins the arrival meant for `intended`; returns how late (ms).
+    pub fn began(&self, intended: Instant) -> i64 {
         self.started.fetch_add(1, Ordering::Relaxed);
         let late = Instant::now()
             .saturating_duration_since(intended)
@@ -71,6 +71,7 @@ impl ArrivalTally {
         }
         self.total_late_ms.fetch_add(late, Ordering::Relaxed);
         self.max_late_ms.fetch_max(late, Ordering::Relaxed);
+        late as i64
     }
 
     fn report(&self, kind: &str, group: &str) -> String {

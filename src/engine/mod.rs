@@ -5,7 +5,8 @@
 //!   duration of each thread group; [`group_windows`] gives each user of a plugin thread
 //!   group (Ultimate, Stepping) its own start and end; [`concurrency`] holds a bzm
 //!   Concurrency Thread Group's live users at its planned level; [`arrivals`] starts
-//!   the users of arrival-driven groups (Open Model, bzm Arrivals and Free-Form).
+//!   the users of arrival-driven groups (Open Model, bzm Arrivals and Free-Form);
+//!   [`profile`] describes any group's plan over time without running it.
 //! * [`vu`] is *who*: one task per virtual user, owning its `UserState`, running the
 //!   per-sample pipeline (pre-processors, timers, sampler, post-processors, assertions,
 //!   recording) and Transaction Controllers.
@@ -20,9 +21,11 @@ mod concurrency;
 mod controllers;
 mod empty_passes;
 mod group_windows;
+mod profile;
 mod scheduler;
 mod transaction;
 mod vu;
 
 pub use arrivals::{Reports as ArrivalReports, REPORTS_KEY as ARRIVAL_REPORTS_KEY};
+pub use profile::{profile, GroupProfile, Measure};
 pub use scheduler::{planned_end, run};

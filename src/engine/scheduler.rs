@@ -118,7 +118,7 @@ fn initial_variables(plan: &TestPlan, run: &RunShared) -> Variables {
     vars
 }
 
-fn new_rng(seed: Option<u64>, stream: u64) -> SmallRng {
+pub(super) fn new_rng(seed: Option<u64>, stream: u64) -> SmallRng {
     match seed {
         Some(seed) => SmallRng::seed_from_u64(seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
         None => SmallRng::from_entropy(),
@@ -229,7 +229,7 @@ pub fn planned_end(group: &ThreadGroup, run: &RunShared) -> Option<Duration> {
 }
 
 /// The windows of a group's users in creation order, or why the group cannot start.
-fn user_windows(
+pub(super) fn user_windows(
     group: &ThreadGroup,
     run: &RunShared,
     cx: &mut EvalContext<'_>,

@@ -68,6 +68,9 @@ pub struct VirtualUser {
     pub(super) arrival: Option<(Instant, Arc<super::arrivals::ArrivalTally>)>,
     /// A bzm Arrivals user: where it waits for its next arrival between iterations.
     pub(super) pool: Option<Arc<super::arrivals::ArrivalPool>>,
+    /// How late (ms) the current arrival began: its samples' intended start is their
+    /// start moved back by it.
+    arrival_late_ms: i64,
     /// The run, held apart from `user` so a sample can watch its stop signal while the
     /// sampler has the user: no reference count every worker would write per sample.
     run: Arc<crate::user_state::RunShared>,
@@ -108,6 +111,7 @@ impl VirtualUser {
             concurrency: None,
             arrival: None,
             pool: None,
+            arrival_late_ms: 0,
             run,
             listener_lists: FastMap::default(),
             pending: PendingSamples::default(),
@@ -163,7 +167,7 @@ impl VirtualUser {
                 }
             }
             if let Some((intended, tally)) = &self.arrival {
-                tally.began(*intended);
+                self.arrival_late_ms = tally.began(*intended);
             }
             self.user.iteration += 1;
             self.user
@@ -402,6 +406,9 @@ impl VirtualUser {
         result.thread_name = self.user.thread.thread_name.clone();
         result.grp_threads = self.user.group_active.load(Ordering::Relaxed);
         result.all_threads = self.user.run.counts.active.load(Ordering::Relaxed) as i32;
+        if self.arrival.is_some() {
+            result.intended_start = Some(result.start_time - self.arrival_late_ms);
+        }
         for sub in &mut result.subresults {
             if sub.thread_name.is_empty() {
                 sub.thread_name = result.thread_name.clone();

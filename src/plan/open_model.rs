@@ -460,6 +460,16 @@ impl Stretch {
         self.begin_rate + (self.end_rate - self.begin_rate) * (t / self.duration).clamp(0.0, 1.0)
     }
 
+    /// How many arrivals JMeter plans in the stretch (it truncates: 3.7 events are 3).
+    pub fn planned_events(&self) -> u64 {
+        let count = (self.begin_rate + self.end_rate) / 2.0 * self.duration;
+        if self.random {
+            (count as i32).max(0) as u64
+        } else {
+            count as i64 as u64
+        }
+    }
+
     /// The event offsets (seconds within the stretch) JMeter's ramps produce, in order.
     fn events(&self, random: &mut JavaRandom) -> Vec<f64> {
         let (begin, end, duration) = (self.begin_rate, self.end_rate, self.duration);
