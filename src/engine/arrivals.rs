@@ -53,8 +53,6 @@ pub struct ArrivalTally {
     pub late: AtomicU64,
     /// Waited for a free user under a concurrency limit (JMeter's delayed arrivals).
     pub delayed: AtomicU64,
-    /// Never began: the limit was reached (Arrivals) or the schedule ended first.
-    pub dropped: AtomicU64,
     pub max_late_ms: AtomicU64,
     pub total_late_ms: AtomicU64,
 }
@@ -79,12 +77,14 @@ impl ArrivalTally {
         let started = get(&self.started);
         let mean = get(&self.total_late_ms).checked_div(started).unwrap_or(0);
         format!(
-            "{kind} '{group}': {} arrivals scheduled, {started} started, {} late (>{LATE_MS} ms; mean {mean} ms, max {} ms behind), {} delayed for a free thread, {} dropped",
+            "{kind} '{group}': {} arrivals scheduled, {started} started, {} late (>{LATE_MS} ms; mean {mean} ms, max {} ms behind), {} delayed for a free thread, {} dropped (never began)",
             get(&self.scheduled),
             get(&self.late),
             get(&self.max_late_ms),
             get(&self.delayed),
-            get(&self.dropped),
+            // The limit was reached (Arrivals), the schedule ended before a user was
+            // free or could start, or the test was stopped.
+            get(&self.scheduled).saturating_sub(started),
         )
     }
 }
@@ -147,9 +147,15 @@ pub(super) async fn open_model(
     for offset in Arrivals::new(&schedule, seed, fallback) {
         let intended = start + Duration::from_millis((offset * 1000.0).round() as u64);
         tally.scheduled.fetch_add(1, Ordering::Relaxed);
-        tokio::select! {
-            _ = tokio::time::sleep_until(intended) => {}
-            _ = stop.cancelled() => break,
+        // Arrivals due already (several per timer tick at high rates) start without
+        // registering a wait on the stop signal.
+        if intended > Instant::now() {
+            tokio::select! {
+                _ = tokio::time::sleep_until(intended) => {}
+                _ = stop.cancelled() => break,
+            }
+        } else if stop.is_cancelled() {
+            break;
         }
         if !limits.is_empty() && !free_slot(&busy, &limits, start, end, &tally).await {
             continue;
@@ -197,7 +203,6 @@ async fn free_slot(
             return true;
         }
         if Instant::now() >= end {
-            tally.dropped.fetch_add(1, Ordering::Relaxed);
             return false;
         }
         waited = true;
@@ -327,7 +332,6 @@ pub(super) async fn bzm_arrivals(
             continue;
         }
         if limit > 0 && pool.busy.get() >= limit {
-            pool.tally.dropped.fetch_add(1, Ordering::Relaxed);
             continue;
         }
         let mut vu = scheduler::new_user(group, run, bus, base, &group_active, created, None);
