@@ -172,10 +172,12 @@ mod tests {
         assert_eq!(p.rate(0.0, 0), 1.0);
         assert_eq!(p.rate(15.0, 0), 5.5);
         assert_eq!(p.rate(32.0, 0), 0.0);
-        assert_eq!(p.rate(35.0, 0), 10.0);
+        // A row's end belongs to it.
+        assert_eq!(p.rate(35.0, 0), 0.0);
+        assert!((p.rate(36.0, 0) - (10.0 - 9.0 / 15.5)).abs() < 1e-12);
         // 35 + 15.5 is truncated to 50.
         assert_eq!(p.duration(), 50.0);
-        assert_eq!(p.rate(50.0, 0), 10.0 - 9.0 * 15.0 / 15.5);
+        assert!((p.rate(50.0, 0) - (10.0 - 9.0 * 15.0 / 15.5)).abs() < 1e-12);
         assert_eq!(p.rate(50.5, 0), -1.0);
     }
 }
