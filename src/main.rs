@@ -52,6 +52,13 @@ fn main() -> ExitCode {
             }
         }
         Command::Report(config) => run::report(&config),
+        Command::Plan(config) => {
+            if jmxr::commands::plan_profile::run(&config, &mut std::io::stdout()) {
+                Outcome::Completed
+            } else {
+                Outcome::BadInput
+            }
+        }
         Command::Migrate(config) => {
             if jmxr::commands::migrate::run(&config, &mut std::io::stdout()) {
                 Outcome::Completed

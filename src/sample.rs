@@ -86,6 +86,9 @@ pub struct SampleResult {
     pub query_string: String,
     /// HTTP only: the `Location` of a redirect response (`<redirectLocation>` in XML).
     pub redirect_location: Option<String>,
+    /// When an arrival-driven sample was meant to start (epoch ms): its start moved back
+    /// by how late its arrival began. `None` for samples of other thread groups.
+    pub intended_start: Option<i64>,
     /// Parsed forms of `response_data` (a JSON index, a DOM), built by the first element
     /// that needs one and shared by the rest (see [`SampleResult::parsed`]).
     pub parsed: ParsedResponse,
@@ -196,6 +199,7 @@ impl SampleResult {
             http_method: String::new(),
             query_string: String::new(),
             redirect_location: None,
+            intended_start: None,
             parsed: ParsedResponse::default(),
         }
     }

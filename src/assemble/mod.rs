@@ -804,6 +804,24 @@ fn group_schedule(class: &str, cx: &mut BuildContext<'_>) -> GroupSchedule {
             unit: cx.setting("Unit", ""),
             iterations: cx.setting("Iterations", ""),
         })),
+        "OpenModelThreadGroup" => GroupSchedule::OpenModel(Box::new(OpenModelSettings {
+            schedule: cx.setting("OpenModelThreadGroup.schedule", ""),
+            random_seed: cx.setting("OpenModelThreadGroup.random_seed", "0"),
+        })),
+        kind @ ("ArrivalsThreadGroup" | "FreeFormArrivalsThreadGroup") => {
+            let free_form =
+                (kind == "FreeFormArrivalsThreadGroup").then(|| cx.setting_table("Schedule"));
+            GroupSchedule::Arrivals(Box::new(ArrivalsSettings {
+                target: cx.setting("TargetLevel", "1"),
+                ramp_up: cx.setting("RampUp", ""),
+                steps: cx.setting("Steps", ""),
+                hold: cx.setting("Hold", "1"),
+                unit: cx.setting("Unit", ""),
+                iterations: cx.setting("Iterations", ""),
+                concurrency_limit: cx.setting("ConcurrencyLimit", ""),
+                free_form,
+            }))
+        }
         _ => GroupSchedule::Standard,
     }
 }

@@ -43,6 +43,8 @@ pub struct RawArgs {
     pub udp_sink: Option<Vec<String>>,
     /// `migrate` and its arguments, read apart.
     pub migrate: Option<Vec<String>>,
+    /// `plan` and its arguments, read apart.
+    pub plan_profile: Option<Vec<String>>,
     /// `-g`: results files to build a dashboard from (repeat to merge several).
     pub report_from: Vec<PathBuf>,
     /// `-e`: build the dashboard at the end of the run.
@@ -71,6 +73,8 @@ pub enum Command {
     UdpSink(crate::commands::udp_receiver::SinkConfig),
     /// `jmxr migrate plan.jmx [-o out.jmx]`: a copy of the plan with Rhai scripts.
     Migrate(super::migrate::MigrateConfig),
+    /// `jmxr plan plan.jmx [--svg FILE]`: each thread group's planned load over time.
+    Plan(super::plan_profile::PlanConfig),
     Report(ReportConfig),
     /// `jmxr mirror-server --port N [--host H]`
     MirrorServer {
@@ -166,6 +170,11 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<RawArgs, CliErro
     if args.peek().is_some_and(|first| first == "udp-sink") {
         raw.subcommand = args.next();
         raw.udp_sink = Some(args.collect());
+        return Ok(raw);
+    }
+    if args.peek().is_some_and(|first| first == "plan") {
+        raw.subcommand = args.next();
+        raw.plan_profile = Some(args.collect());
         return Ok(raw);
     }
     if args.peek().is_some_and(|first| first == "migrate") {
@@ -351,6 +360,9 @@ impl RawArgs {
         if let Some(args) = &self.migrate {
             return super::migrate::parse_args(args).map(Command::Migrate);
         }
+        if let Some(args) = &self.plan_profile {
+            return super::plan_profile::parse_args(args).map(Command::Plan);
+        }
         if let Some(args) = &self.udp_sink {
             return crate::commands::udp_receiver::parse_args(args)
                 .map(Command::UdpSink)
@@ -499,6 +511,7 @@ Usage:
   jmxr -g results.jtl [-g more.jtl ...] -o report-folder [-f]
   jmxr check plan.jmx [more.jmx ...]
   jmxr migrate plan.jmx [-o out.jmx] [-Jname=value ...]   copy the plan with its scripts translated to Rhai
+  jmxr plan plan.jmx [--svg chart.svg] [-Jname=value ...]   each thread group's planned users or arrival rate over time, without running
   jmxr udp-sink --port N [--host 127.0.0.1] [--duration S] [--report FILE.csv] [--sequence] [--jtl sender.jtl]
   jmxr mirror-server [--port 8081] [--host 127.0.0.1]   echo HTTP requests as JMeter's mirror server
 

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod criteria;
 mod live_sinks;
 pub mod migrate;
+pub mod plan_profile;
 mod progress;
 pub mod run;
 pub mod udp_receiver;

@@ -219,6 +219,15 @@ pub async fn run(config: RunConfig) -> Outcome {
         end.timestamp_millis()
     );
     println!("... end of run");
+    // Arrival-driven groups say how their schedule was kept: late, delayed and dropped
+    // arrivals instead of a silently shifted schedule.
+    if let Some(reports) =
+        shared.shared::<engine::ArrivalReports>(engine::ARRIVAL_REPORTS_KEY, Default::default)
+    {
+        for line in reports.lock().iter() {
+            println!("{line}");
+        }
+    }
     for problem in &problems {
         let message = format!("Thread group {}: {}", problem.group, problem.message);
         eprintln!("{message}");

@@ -114,6 +114,21 @@ impl Level {
     }
 }
 
+/// The group's ramp as its fields give it now (times in seconds whatever the unit).
+pub(super) fn ramp_of(settings: &ConcurrencySettings, cx: &mut EvalContext<'_>) -> Ramp {
+    let minutes = settings.unit.text(cx).trim() == "M";
+    let seconds = |setting: &Setting, cx: &mut EvalContext<'_>| {
+        let value = setting.f64(cx);
+        (if minutes { value * 60.0 } else { value }) as i64
+    };
+    Ramp {
+        target: settings.target.f64(cx),
+        ramp_up_s: seconds(&settings.ramp_up, cx),
+        hold_s: seconds(&settings.hold, cx),
+        steps: settings.steps.i64(cx),
+    }
+}
+
 /// Runs a Concurrency Thread Group: starts users to meet the planned concurrency until
 /// ramp-up and hold are over, then waits for the live ones to stop.
 pub(super) async fn supply_users(
@@ -124,18 +139,8 @@ pub(super) async fn supply_users(
     base: &Arc<Variables>,
     cx: &mut EvalContext<'_>,
 ) {
-    let minutes = settings.unit.text(cx).trim() == "M";
-    let seconds = |setting: &Setting, cx: &mut EvalContext<'_>| {
-        let value = setting.f64(cx);
-        (if minutes { value * 60.0 } else { value }) as i64
-    };
-    let mut ramp = Ramp {
-        // Read at every look below.
-        target: 0.0,
-        ramp_up_s: seconds(&settings.ramp_up, cx),
-        hold_s: seconds(&settings.hold, cx),
-        steps: settings.steps.i64(cx),
-    };
+    // The target is read again at every look below.
+    let mut ramp = ramp_of(settings, cx);
     let iterations = match settings.iterations.i64(cx) {
         n if n > 0 => n,
         _ => -1,

@@ -12,6 +12,7 @@ use rand::SeedableRng;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
+use super::arrivals;
 use super::concurrency;
 use super::group_windows::{self, UserWindow};
 use super::vu::VirtualUser;
@@ -117,7 +118,7 @@ fn initial_variables(plan: &TestPlan, run: &RunShared) -> Variables {
     vars
 }
 
-fn new_rng(seed: Option<u64>, stream: u64) -> SmallRng {
+pub(super) fn new_rng(seed: Option<u64>, stream: u64) -> SmallRng {
     match seed {
         Some(seed) => SmallRng::seed_from_u64(seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
         None => SmallRng::from_entropy(),
@@ -139,9 +140,23 @@ async fn run_group(
     };
     let mut rng = new_rng(run.seed, group.id as u64);
     let mut cx = run.eval_context(&mut starter_vars, &thread, &mut rng);
-    if let GroupSchedule::Concurrency(settings) = &group.schedule {
-        concurrency::supply_users(&group, settings, &run, &bus, &base, &mut cx).await;
-        return Ok(());
+    match &group.schedule {
+        GroupSchedule::Concurrency(settings) => {
+            concurrency::supply_users(&group, settings, &run, &bus, &base, &mut cx).await;
+            return Ok(());
+        }
+        GroupSchedule::OpenModel(settings) => {
+            let result = arrivals::open_model(&group, settings, &run, &bus, &base, &mut cx).await;
+            if result.is_err() {
+                run.request_stop();
+            }
+            return result;
+        }
+        GroupSchedule::Arrivals(settings) => {
+            arrivals::bzm_arrivals(&group, settings, &run, &bus, &base, &mut cx).await;
+            return Ok(());
+        }
+        _ => {}
     }
     let windows = match user_windows(&group, &run, &mut cx) {
         Ok(windows) => windows,
@@ -214,15 +229,17 @@ pub fn planned_end(group: &ThreadGroup, run: &RunShared) -> Option<Duration> {
 }
 
 /// The windows of a group's users in creation order, or why the group cannot start.
-fn user_windows(
+pub(super) fn user_windows(
     group: &ThreadGroup,
     run: &RunShared,
     cx: &mut EvalContext<'_>,
 ) -> Result<Vec<UserWindow>, String> {
     match &group.schedule {
         GroupSchedule::Standard => standard_windows(group, cx),
-        // Started by `concurrency::supply_users` as the level asks, not on windows.
-        GroupSchedule::Concurrency(_) => Ok(Vec::new()),
+        // Started by their own starters (`concurrency`, `arrivals`), not on windows.
+        GroupSchedule::Concurrency(_)
+        | GroupSchedule::OpenModel(_)
+        | GroupSchedule::Arrivals(_) => Ok(Vec::new()),
         GroupSchedule::Ultimate(rows) => {
             let rows = match run.props.get("threads_schedule").filter(|s| !s.is_empty()) {
                 Some(text) => {

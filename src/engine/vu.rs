@@ -63,6 +63,14 @@ pub struct VirtualUser {
     /// The level a Concurrency Thread Group holds its users to: the user leaves at an
     /// iteration boundary when more users are live than the target.
     pub(super) concurrency: Option<Arc<super::concurrency::Level>>,
+    /// An arrival-driven user: when its current arrival was meant to start, and where
+    /// it reports how late it began.
+    pub(super) arrival: Option<(Instant, Arc<super::arrivals::ArrivalTally>)>,
+    /// A bzm Arrivals user: where it waits for its next arrival between iterations.
+    pub(super) pool: Option<Arc<super::arrivals::ArrivalPool>>,
+    /// How late (ms) the current arrival began: its samples' intended start is their
+    /// start moved back by it.
+    arrival_late_ms: i64,
     /// The run, held apart from `user` so a sample can watch its stop signal while the
     /// sampler has the user: no reference count every worker would write per sample.
     run: Arc<crate::user_state::RunShared>,
@@ -101,6 +109,9 @@ impl VirtualUser {
             constant_labels: FastMap::default(),
             loops_override: None,
             concurrency: None,
+            arrival: None,
+            pool: None,
+            arrival_late_ms: 0,
             run,
             listener_lists: FastMap::default(),
             pending: PendingSamples::default(),
@@ -141,6 +152,22 @@ impl VirtualUser {
                         return true;
                     }
                 }
+                if let Some(pool) = self.pool.clone() {
+                    // Recorded samples go out before the user waits in the pool.
+                    self.send_pending().await;
+                    let stop = self.run.stop_token();
+                    match pool.next_arrival(&stop).await {
+                        Some(intended) => {
+                            if let Some(arrival) = &mut self.arrival {
+                                arrival.0 = intended;
+                            }
+                        }
+                        None => return false,
+                    }
+                }
+            }
+            if let Some((intended, tally)) = &self.arrival {
+                self.arrival_late_ms = tally.began(*intended);
             }
             self.user.iteration += 1;
             self.user
@@ -172,6 +199,7 @@ impl VirtualUser {
         self.user.stop_thread
             || run.stopping()
             || self.user.end_time.is_some_and(|end| Instant::now() >= end)
+            || self.pool.as_ref().is_some_and(|pool| pool.limit_reached())
     }
 
     /// Runs one sampler with its scope package and returns what the thread does next.
@@ -381,6 +409,9 @@ impl VirtualUser {
         result.thread_name = self.user.thread.thread_name.clone();
         result.grp_threads = self.user.group_active.load(Ordering::Relaxed);
         result.all_threads = self.user.run.counts.active.load(Ordering::Relaxed) as i32;
+        if self.arrival.is_some() {
+            result.intended_start = Some(result.start_time - self.arrival_late_ms);
+        }
         for sub in &mut result.subresults {
             if sub.thread_name.is_empty() {
                 sub.thread_name = result.thread_name.clone();

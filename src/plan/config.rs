@@ -24,6 +24,7 @@ use super::{BuildContext, IterationListener, PreProcessor};
 
 pub use counter::Counter;
 pub use csv_data_set::CsvDataSet;
+pub use java_random::JavaRandom;
 pub use random_variable::RandomVariable;
 pub use user_parameters::UserParameters;
 

@@ -11,12 +11,14 @@
 //! compiles templates and collects every problem, so `jmxr check` and a refused run list
 //! them all) and resolves each sampler's scope into one [`ScopePackage`].
 
+pub mod arrivals;
 pub mod assertions;
 pub mod config;
 pub mod context;
 pub mod controllers;
 pub mod debug_dump;
 pub mod extractors;
+pub mod open_model;
 pub mod registry;
 pub mod response_forms;
 pub mod result_saver;

@@ -164,8 +164,6 @@ const PROTO: &str = "this protocol is not supported yet";
 const JDBC: &str = "PostgreSQL, MySQL and MariaDB with native drivers; every query type, parameter types and `]NULL[`, variable names, result variable, row limit and query timeout (see docs/jdbc.md); other databases' drivers are a plan error";
 const JDBC_POOL: &str = "org.postgresql.Driver, com.mysql.cj.jdbc.Driver, com.mysql.jdbc.Driver and org.mariadb.jdbc.Driver URLs; pool shared by variable name, max wait, auto-commit, isolation, init SQL, keep-alive; TLS connections and preinit are not supported yet (see docs/jdbc.md)";
 const NO_PLUGIN: &str = "not supported yet";
-const ARRIVALS: &str = "arrival-rate thread groups are not supported yet: a bzm Concurrency \
-Thread Group paced by a Throughput Shaping Timer gives a similar load";
 const WRITES_FILE: &str = "writes its result file when `filename` is set; GUI views are not drawn";
 const GRAPH: &str = "draws a graph in JMeter's GUI only; a headless run has nothing to draw";
 const MONITOR: &str = "draws server metrics in JMeter's GUI; monitoring is not implemented, \
@@ -178,12 +176,12 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "ThreadGroup" => ThreadGroup Supported "Thread Group" "";
     "SetupThreadGroup" => ThreadGroup Supported "setUp Thread Group" "";
     "PostThreadGroup" => ThreadGroup Supported "tearDown Thread Group" "";
-    "OpenModelThreadGroup" => ThreadGroup Unsupported "Open Model Thread Group" ARRIVALS;
+    "OpenModelThreadGroup" => ThreadGroup Supported "Open Model Thread Group" "JMeter's schedule language (rate, random_arrivals, even_arrivals, pause, concurrency(N), units from ms to days, comments, functions such as `${__P()}`, a bare number as JMeter's validation mode) and random seed, with JMeter's arrival times for a given seed (its java.util.Random); one user per arrival running one iteration; without concurrency(N) the pool is unlimited as in JMeter 5.5-5.6, with it an arrival waits for a free user and is dropped when the schedule ends first (JMeter 6); late, delayed and dropped arrivals are reported at the end of the run; the schedule starts when the group starts (JMeter counts from the test's start)";
     "kg.apc.jmeter.threads.UltimateThreadGroup" => ThreadGroup Supported "jp@gc - Ultimate Thread Group" "every row (values may use functions), the old `threads_schedule` table name and the `threads_schedule` JMeter property (`spawn(...)` chunks); each user starts and stops on the plugin's milliseconds; a row of 0 threads is skipped (the plugin mis-assigns the users after it)";
     "kg.apc.jmeter.threads.SteppingThreadGroup" => ThreadGroup Supported "jp@gc - Stepping Thread Group" "initial delay, first burst, start steps spread over the ramp-up, hold, stop steps, on the plugin's milliseconds";
     "com.blazemeter.jmeter.threads.concurrency.ConcurrencyThreadGroup" => ThreadGroup Supported "bzm - Concurrency Thread Group" "target level (re-read each check, so a property may lower it), ramp-up smooth or in steps, hold, unit, iterations per user (users are replaced); `LogFilename` is not written; a timer that would run past ramp-up + hold stops the user (the plugin sleeps it out and runs one more sample)";
-    "com.blazemeter.jmeter.threads.arrivals.ArrivalsThreadGroup" => ThreadGroup Unsupported "bzm - Arrivals Thread Group" ARRIVALS;
-    "com.blazemeter.jmeter.threads.arrivals.FreeFormArrivalsThreadGroup" => ThreadGroup Unsupported "bzm - Free-Form Arrivals Thread Group" ARRIVALS;
+    "com.blazemeter.jmeter.threads.arrivals.ArrivalsThreadGroup" => ThreadGroup Supported "bzm - Arrivals Thread Group" "target rate (a whole number, per minute with unit M), ramp-up smooth or in steps, hold, iterations per user, concurrency limit, on the plugin's rolling clock: an arrival wakes a waiting user, else starts one below the limit, else is dropped (counted and reported at the end of the run); a smooth ramp-up starts with no arrivals until the ramp-up is over, as the plugin's formula does; `LogFilename` is not written";
+    "com.blazemeter.jmeter.threads.arrivals.FreeFormArrivalsThreadGroup" => ThreadGroup Supported "bzm - Free-Form Arrivals Thread Group" "schedule rows (start rate, end rate, duration; values may use functions) interpolated on the plugin's whole-second row offsets, unit, iterations per user, concurrency limit, with the Arrivals Thread Group's pool and limit rules; `LogFilename` is not written";
     "com.example.jmeter.plugin.CustomThreadGroup" => ThreadGroup Unsupported "Custom Thread Group (a project's own Java class)" "runs Java plugin code, which jmxr cannot load";
 
     "GenericController" => Controller Supported "Simple Controller" "";

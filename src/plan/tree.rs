@@ -103,6 +103,39 @@ pub enum GroupSchedule {
     /// bzm Concurrency Thread Group: users started and retired to hold a target
     /// concurrency that ramps up (smoothly or in steps) and then holds.
     Concurrency(Box<ConcurrencySettings>),
+    /// JMeter's Open Model Thread Group: one user per arrival, each running one
+    /// iteration, at the times its schedule (`plan::open_model`) gives.
+    OpenModel(Box<OpenModelSettings>),
+    /// bzm Arrivals and Free-Form Arrivals Thread Groups: users run one iteration per
+    /// arrival at the rate `plan::arrivals` gives, waiting in a pool between arrivals.
+    Arrivals(Box<ArrivalsSettings>),
+}
+
+/// The Open Model Thread Group's fields.
+#[derive(Clone)]
+pub struct OpenModelSettings {
+    /// `OpenModelThreadGroup.schedule`, evaluated when the group starts.
+    pub schedule: Setting,
+    /// `OpenModelThreadGroup.random_seed`; 0 or empty: a new schedule every run.
+    pub random_seed: Setting,
+}
+
+/// The bzm Arrivals Thread Groups' fields. Times and rates are in `unit` (`M`: minutes,
+/// anything else seconds).
+#[derive(Clone)]
+pub struct ArrivalsSettings {
+    pub target: Setting,
+    pub ramp_up: Setting,
+    pub steps: Setting,
+    pub hold: Setting,
+    pub unit: Setting,
+    /// Iterations per user before it ends; 0 or empty: no limit.
+    pub iterations: Setting,
+    /// Users busy at once; 0 or empty: no limit. An arrival beyond it is dropped.
+    pub concurrency_limit: Setting,
+    /// Free-Form rows (start rate, end rate, duration); `None` for the Arrivals Thread
+    /// Group.
+    pub free_form: Option<Vec<[Setting; 3]>>,
 }
 
 /// The Concurrency Thread Group's fields. Times are in `unit` (`M`: minutes, anything

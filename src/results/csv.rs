@@ -16,7 +16,7 @@ const MAX_SUBRESULT_DEPTH: usize = 10;
 /// The header line (without line end): enabled column names, then each sample variable in
 /// double quotes.
 pub fn csv_header(config: &SaveConfig) -> String {
-    let columns: [(bool, &[&str]); 20] = [
+    let columns: [(bool, &[&str]); 21] = [
         (config.timestamp, &["timeStamp"]),
         (config.time, &["elapsed"]),
         (config.label, &["label"]),
@@ -40,6 +40,7 @@ pub fn csv_header(config: &SaveConfig) -> String {
         (config.hostname, &["Hostname"]),
         (config.idle_time, &["IdleTime"]),
         (config.connect_time, &["Connect"]),
+        (config.intended_start, &["intendedStart"]),
     ];
     let mut names: Vec<Cow<str>> = columns
         .iter()
@@ -230,6 +231,12 @@ pub fn write_csv_row(
     }
     if config.connect_time {
         row.number(sample.connect_time);
+    }
+    if config.intended_start {
+        match sample.intended_start {
+            Some(ms) => row.number(ms),
+            None => row.text(""),
+        }
     }
     for i in 0..config.sample_variables.len() {
         let value = variables.get(i).and_then(Option::as_deref);

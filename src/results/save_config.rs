@@ -59,6 +59,10 @@ pub struct SaveConfig {
     pub sample_count: bool,
     pub hostname: bool,
     pub idle_time: bool,
+    /// jmxr's own `intendedStart` column (`jmxr.save.intended_start=true`): when an
+    /// arrival-driven sample was meant to start. Off by default, so the file stays
+    /// JMeter's.
+    pub intended_start: bool,
     pub request_headers: bool,
     pub sampler_data: bool,
     pub response_headers: bool,
@@ -130,6 +134,7 @@ impl SaveConfig {
         config.sample_count = save_flag(props, "sample_count", false);
         config.hostname = save_flag(props, "hostname", false);
         config.idle_time = save_flag(props, "idle_time", true);
+        config.intended_start = props.get_bool("jmxr.save.intended_start", false);
         config.request_headers = save_flag(props, "requestHeaders", false);
         config.sampler_data = save_flag(props, "samplerData", false);
         config.response_headers = save_flag(props, "responseHeaders", false);
@@ -195,6 +200,7 @@ impl SaveConfig {
             sample_count: value,
             hostname: value,
             idle_time: value,
+            intended_start: false,
             request_headers: value,
             sampler_data: value,
             response_headers: value,

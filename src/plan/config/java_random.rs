@@ -22,6 +22,13 @@ impl JavaRandom {
         (self.seed >> (48 - bits)) as i64 as i32
     }
 
+    /// `nextDouble()`: 53 random bits in [0, 1).
+    pub fn next_double(&mut self) -> f64 {
+        let high = (self.next(26) as i64) << 27;
+        let low = self.next(27) as i64;
+        (high + low) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
     /// `nextInt(bound)` for `bound > 0`.
     pub fn next_int(&mut self, bound: i32) -> i32 {
         if bound & bound.wrapping_neg() == bound {
@@ -48,5 +55,7 @@ mod tests {
         // Its top 31 bits are 1562431130, so `nextInt(10)` is 0.
         assert_eq!(JavaRandom::new(42).next_int(10), 0);
         assert_eq!(JavaRandom::new(42).next_int(1 << 20), 1_562_431_130 >> 11);
+        // `new Random(42).nextDouble()` is 0.7275636800328681 in every JVM.
+        assert_eq!(JavaRandom::new(42).next_double(), 0.7275636800328681);
     }
 }
