@@ -18,8 +18,10 @@ mod concurrency;
 mod controllers;
 mod empty_passes;
 mod group_windows;
+mod parallel;
 mod scheduler;
 mod transaction;
 mod vu;
+mod weighted_switch;
 
 pub use scheduler::{planned_end, run};
