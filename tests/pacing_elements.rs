@@ -6,8 +6,9 @@
 
 mod support;
 
+use jmxr::commands::check::{self, Verdict};
 use jmxr::foundation::java_random::JavaRandom;
-use support::{conformance, jmxr, run_fixture, Jtl};
+use support::{conformance, run_fixture, Jtl};
 
 fn labels_counted(jtl: &Jtl, prefix: &str) -> std::collections::BTreeMap<String, usize> {
     let mut counts = std::collections::BTreeMap::new();
@@ -100,7 +101,10 @@ fn synchronizing_timer_lets_fewer_users_go_at_its_timeout() {
     let before = starts(&jtl, "before");
     let released = starts(&jtl, "timeout");
     assert_eq!(released.len(), 2);
-    assert!(released[1] - released[0] <= 10, "released together: {released:?}");
+    assert!(
+        released[1] - released[0] <= 10,
+        "released together: {released:?}"
+    );
     let waited = released[0] - before[0];
     assert!((295..600).contains(&waited), "released after {waited} ms");
 }
@@ -173,13 +177,20 @@ fn parallel_controller_runs_children_at_once_under_one_parent_sample() {
         .map(|l| jtl.span(jtl.one(l)))
         .collect();
     for (child_start, _) in &children {
-        assert!(child_start - start <= 30, "children start together: {children:?}");
+        assert!(
+            child_start - start <= 30,
+            "children start together: {children:?}"
+        );
     }
     // The parent ends with its last child (the plugin's addSubResult), not after the
     // sum of the children's times.
     let last_end = children.iter().map(|c| c.1).max().expect("children");
     assert_eq!(end, last_end);
-    assert!((395..700).contains(&(end - start)), "elapsed {}", end - start);
+    assert!(
+        (395..700).contains(&(end - start)),
+        "elapsed {}",
+        end - start
+    );
 }
 
 #[test]
@@ -190,18 +201,24 @@ fn parallel_controller_without_parent_writes_variables_back_and_limits_its_threa
         .map(|l| jtl.span(jtl.one(l)))
         .collect();
     assert!(apart[2].0 - apart[0].0 <= 30, "overlap: {apart:?}");
-    assert_eq!(jtl.one("a 200")[jtl.column("threadName")], "User 1-1 - Apart - a 200");
+    assert_eq!(
+        jtl.one("a 200")[jtl.column("threadName")],
+        "User 1-1 - Apart - a 200"
+    );
     assert!(jtl.labelled("Apart").is_empty(), "no parent sample");
     // A child saw the user's variable and what it set is there after the controller.
     jtl.one("after slow!");
     // At most one at a time: the second child starts when the first ended.
     let (first, second) = (jtl.span(jtl.one("o 100")), jtl.span(jtl.one("o 150")));
-    assert!(second.0 >= first.1, "one at a time: {first:?} then {second:?}");
+    assert!(
+        second.0 >= first.1,
+        "one at a time: {first:?} then {second:?}"
+    );
 }
 
 #[test]
 fn plugin_and_real_world_plans_with_these_elements_pass_check() {
-    let root = conformance();
+    let functions = jmxr::script::function_registry();
     for plan in [
         "plugins/bzm-wsc-disableController.jmx",
         "plugins/bzm-parallel-ParallelController.jmx",
@@ -209,12 +226,15 @@ fn plugin_and_real_world_plans_with_these_elements_pass_check() {
         "real-world/Blazemeter__jmeter-bzm-plugins__ParallelController.jmx",
         "real-world/ONLYOFFICE-QA__community-server-jmeter-scripts__api_ldap_spike_stress_test.jmx",
     ] {
-        let path = root.join(plan);
-        let output = jmxr(&root, &["check", path.to_str().expect("UTF-8")]);
-        assert!(
-            output.status.success(),
-            "{plan}: {}",
-            String::from_utf8_lossy(&output.stdout)
-        );
+        let report = check::report(&conformance().join(plan), &functions)
+            .unwrap_or_else(|e| panic!("{plan}: {e}"));
+        assert!(report.runnable(), "{plan}: {:?}", report.diagnostics);
+        let unsupported: Vec<_> = report
+            .rows
+            .iter()
+            .filter(|r| matches!(r.verdict, Verdict::Unsupported { .. }))
+            .map(|r| &r.path)
+            .collect();
+        assert!(unsupported.is_empty(), "{plan}: {unsupported:?}");
     }
 }
