@@ -494,7 +494,9 @@ impl<'f> Builder<'f> {
         let name = cx.compile(&el.name);
         let id = cx.id;
         let scope = match kind {
-            ControllerKind::Transaction { .. } => package(&levels),
+            ControllerKind::Transaction { .. } | ControllerKind::Parallel { .. } => {
+                package(&levels)
+            }
             _ => ScopePackage::default(),
         };
         let mut iteration_listeners = level.iteration;

@@ -191,11 +191,18 @@ impl VirtualUser {
                 let _held = lock.lock().await;
                 self.run_pass(c).await
             }
+            ControllerKind::WeightedSwitch { weights, random } => {
+                self.run_weighted_switch(c, weights, *random).await
+            }
+            ControllerKind::Parallel {
+                generate_parent,
+                max_parallel,
+            } => self.run_parallel(c, *generate_parent, *max_parallel).await,
         }
     }
 
     /// Runs one child of `c` as the controller's pass (listeners fire first).
-    async fn run_one(&mut self, c: &Controller, index: usize) -> Flow {
+    pub(super) async fn run_one(&mut self, c: &Controller, index: usize) -> Flow {
         for listener in &c.iteration_listeners {
             listener.iteration_start(&mut self.user);
         }

@@ -21,10 +21,12 @@ mod concurrency;
 mod controllers;
 mod empty_passes;
 mod group_windows;
+mod parallel;
 mod profile;
 mod scheduler;
 mod transaction;
 mod vu;
+mod weighted_switch;
 
 pub use arrivals::{Reports as ArrivalReports, REPORTS_KEY as ARRIVAL_REPORTS_KEY};
 pub use profile::{profile, GroupProfile, Measure};

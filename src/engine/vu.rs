@@ -218,12 +218,7 @@ impl VirtualUser {
             }
         }
         let raw_name = node.name.raw();
-        for pre in &node.scope.pre {
-            match pre.as_async() {
-                Some(waiting) => waiting.process_async(&mut self.user, raw_name).await,
-                None => pre.process(&mut self.user, raw_name),
-            }
-        }
+        self.run_pre_processors(&node.scope, raw_name).await;
         if !self.apply_timers(&node.scope, raw_name).await {
             return Flow::StopThread;
         }
@@ -283,13 +278,36 @@ impl VirtualUser {
         label
     }
 
+    /// Runs the pre-processors in scope.
+    pub(super) async fn run_pre_processors(&mut self, scope: &ScopePackage, name: &str) {
+        for pre in &scope.pre {
+            match pre.as_async() {
+                Some(waiting) => waiting.process_async(&mut self.user, name).await,
+                None => pre.process(&mut self.user, name),
+            }
+        }
+    }
+
     /// Sums the timers in scope and sleeps once. False when the thread must stop instead.
-    async fn apply_timers(&mut self, scope: &ScopePackage, name: &str) -> bool {
+    pub(super) async fn apply_timers(&mut self, scope: &ScopePackage, name: &str) -> bool {
         if scope.timers.is_empty() {
             return true;
         }
-        let user = &mut self.user;
-        let delay: i64 = scope.timers.iter().map(|t| t.delay_for(user, name)).sum();
+        let mut delay: i64 = 0;
+        for timer in &scope.timers {
+            match timer.as_waiting() {
+                Some(waiting) => {
+                    self.send_pending().await;
+                    let group = &self.group;
+                    let threads = group.num_threads.i64(&mut self.user.eval(&group.name));
+                    waiting.wait(&mut self.user, threads).await;
+                    if self.should_stop() {
+                        return false;
+                    }
+                }
+                None => delay += timer.delay_for(&mut self.user, name),
+            }
+        }
         // A throttle whose profile ended stops its users before another sample.
         if self.user.stop_thread {
             return false;
@@ -307,7 +325,7 @@ impl VirtualUser {
         self.user.pause(delay as u64).await
     }
 
-    async fn after_sample(
+    pub(super) async fn after_sample(
         &mut self,
         mut result: Arc<SampleResult>,
         scope: &ScopePackage,

@@ -12,6 +12,7 @@ pub mod clock;
 pub mod fast_hash;
 pub mod fd_limit;
 pub mod java_format;
+pub mod java_random;
 pub mod paths;
 pub mod precise_timer;
 pub mod properties;

@@ -61,6 +61,8 @@ pub fn build(cx: &mut BuildContext<'_>) -> Option<ControllerKind> {
         "CriticalSectionController" => ControllerKind::CriticalSection {
             lock_name: cx.template("CriticalSectionController.lockName"),
         },
+        "com.blazemeter.jmeter.control.WeightedSwitchController" => weighted_switch(cx),
+        "com.blazemeter.jmeter.controller.ParallelSampler" => parallel(cx),
         other => {
             cx.error(format!("{other} is not a logic controller jmxr runs"));
             return None;
@@ -110,5 +112,54 @@ fn throughput(cx: &mut BuildContext<'_>) -> ControllerKind {
         per_thread: cx.flag("ThroughputController.perThread", true),
         max_throughput: cx.setting("ThroughputController.maxThroughput", "1"),
         percent,
+    }
+}
+
+/// The Weighted Switch Controller's table: rows of (child name, weight, enabled). The
+/// plugin counts a row of two cells as enabled and any other row only when its third
+/// cell is exactly `true`; the name is not used, the rows' order maps to the children's.
+fn weighted_switch(cx: &mut BuildContext<'_>) -> ControllerKind {
+    let element = cx.element;
+    let mut weights = Vec::new();
+    if let Some(table) = element.prop("Weights") {
+        for row in table.children() {
+            let cells = row.children();
+            let enabled = match cells.len() {
+                2 => true,
+                3 => cells[2].as_str() == Some("true"),
+                _ => false,
+            };
+            if enabled {
+                let text = cells[1].as_str().unwrap_or("");
+                weights.push(Setting::from_template(cx.compile(text)));
+            }
+        }
+    }
+    ControllerKind::WeightedSwitch {
+        weights,
+        random: cx.flag("IsRandomChoice", false),
+    }
+}
+
+/// The Parallel Controller's options; the plugin's default pool size is 6.
+fn parallel(cx: &mut BuildContext<'_>) -> ControllerKind {
+    let limit = cx.flag("LIMIT_MAX_THREAD_NUMBER", false);
+    let max = cx
+        .raw("MAX_THREAD_NUMBER")
+        .map(super::context::parse_i64)
+        .unwrap_or(6);
+    let max_parallel = if limit {
+        if max < 1 {
+            cx.error(format!(
+                "Parallel Controller limits its threads to {max}: the limit must be at least 1"
+            ));
+        }
+        Some(max.max(1) as usize)
+    } else {
+        None
+    };
+    ControllerKind::Parallel {
+        generate_parent: cx.flag("PARENT_SAMPLE", false),
+        max_parallel,
     }
 }

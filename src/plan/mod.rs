@@ -68,6 +68,20 @@ pub trait Timer: Send + Sync {
     fn delay_for(&self, user: &mut UserState, sampler_name: &str) -> i64 {
         self.delay_ms(&mut user.eval(sampler_name))
     }
+
+    /// A timer that holds the user until other users arrive (Synchronizing Timer)
+    /// instead of computing a delay; the engine awaits it in its place among the timers.
+    fn as_waiting(&self) -> Option<&dyn WaitingTimer> {
+        None
+    }
+}
+
+/// A timer whose wait depends on other users.
+#[async_trait]
+pub trait WaitingTimer: Send + Sync {
+    /// Waits for the other users. `group_threads` is the number of users the user's
+    /// thread group is set to run.
+    async fn wait(&self, user: &mut UserState, group_threads: i64);
 }
 
 /// An assertion records its outcome on the result (`assertions`, `success`).

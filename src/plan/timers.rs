@@ -1,6 +1,8 @@
 //! Timers: Constant, Uniform Random, Gaussian Random, Poisson Random, Constant
-//! Throughput (`throughput`, which paces by per-user and run-wide state) and the
-//! jmeter-plugins Throughput Shaping Timer (`shaping`, a run-wide throttle).
+//! Throughput (`throughput`, which paces by per-user and run-wide state), Precise
+//! Throughput (`precise`, a schedule per thread group), Synchronizing (`sync`, which
+//! waits for other users instead of computing a delay) and the jmeter-plugins
+//! Throughput Shaping Timer (`shaping`, a run-wide throttle).
 //!
 //! A timer only computes a delay; the engine sums the delays of every timer in scope
 //! and sleeps once before the sampler. Settings are templates evaluated at each use
@@ -8,8 +10,10 @@
 //! `--seed` makes runs repeatable, and the property `timer.factor` scales the random
 //! timers here because JMeter's engine applies it to them (its "modifiable" timers) only.
 
+mod precise;
 mod random;
 mod shaping;
+mod sync;
 mod throughput;
 
 use std::sync::Arc;
@@ -30,6 +34,10 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Timer>> {
         "ConstantThroughputTimer" => {
             return Some(Arc::new(throughput::ConstantThroughputTimer::build(cx)))
         }
+        "PreciseThroughputTimer" => {
+            return Some(Arc::new(precise::PreciseThroughputTimer::build(cx)))
+        }
+        "SyncTimer" => return Some(Arc::new(sync::SyncTimer::build(cx))),
         "UniformRandomTimer" => Spread::Uniform,
         "GaussianRandomTimer" => Spread::Gaussian,
         "PoissonRandomTimer" => Spread::Poisson,

@@ -266,6 +266,23 @@ pub enum ControllerKind {
     CriticalSection {
         lock_name: Template,
     },
+    /// bzm Weighted Switch Controller: one child per pass, chosen by weight.
+    WeightedSwitch {
+        /// The weight table's enabled rows, in order; the n-th row picks the n-th child.
+        weights: Vec<Setting>,
+        /// `IsRandomChoice`: a weighted random draw instead of the plugin's
+        /// "furthest below its share" rotation.
+        random: bool,
+    },
+    /// bzm Parallel Controller: the children run at the same time within the user.
+    Parallel {
+        /// `PARENT_SAMPLE`: one sample holding the children's samples as sub-results,
+        /// instead of the children's samples themselves.
+        generate_parent: bool,
+        /// `LIMIT_MAX_THREAD_NUMBER` with `MAX_THREAD_NUMBER`: at most this many children
+        /// run at once.
+        max_parallel: Option<usize>,
+    },
 }
 
 /// A jp@gc AutoStop Listener: its listener id (in the scope lists of the samplers it

@@ -68,6 +68,27 @@ impl UserState {
         }
     }
 
+    /// A copy of the user for work it does in parallel with itself (a parallel download,
+    /// a Parallel Controller's branch): same identity, iteration, thread group and
+    /// variables, no per-element state, and its own random source drawn from the user's
+    /// so that seeded runs stay reproducible.
+    pub fn copy_for_branch(&mut self) -> UserState {
+        use rand::{Rng, SeedableRng};
+        let rng = SmallRng::seed_from_u64(self.rng.gen());
+        let mut copy = UserState::new(
+            self.run.clone(),
+            self.thread.clone(),
+            self.vars.clone(),
+            rng,
+        );
+        copy.prev = self.prev.clone();
+        copy.end_time = self.end_time;
+        copy.iteration = self.iteration;
+        copy.same_user_on_next_iteration = self.same_user_on_next_iteration;
+        copy.group_active = self.group_active.clone();
+        copy
+    }
+
     /// An evaluation context for expressions read while preparing `sampler_name`.
     pub fn eval<'a>(&'a mut self, sampler_name: &'a str) -> EvalContext<'a> {
         EvalContext {

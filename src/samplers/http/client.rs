@@ -129,6 +129,16 @@ impl Pool {
         lent
     }
 
+    /// A pool with copies of the DNS caches and no connection (a Parallel Controller's
+    /// branch opens its own).
+    pub fn lend_without_connections(&self) -> Pool {
+        Pool {
+            idle: Vec::new(),
+            dns: self.dns.clone(),
+            dns_iteration: self.dns_iteration,
+        }
+    }
+
     /// Takes back a lent pool: its kept-alive connections and what its DNS caches learnt.
     pub fn give_back(&mut self, lent: Pool) {
         self.idle.extend(lent.idle);

@@ -26,6 +26,7 @@
 //! through the registry notes): Kerberos.
 
 mod auth;
+mod branch;
 mod bzm;
 mod cache;
 mod client;
@@ -38,6 +39,7 @@ mod form;
 mod head;
 mod http2;
 pub mod mirror;
+pub use branch::{lend_to_branch, take_back_from_branch};
 mod parallel;
 mod redirects;
 mod request;

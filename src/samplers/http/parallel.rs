@@ -21,8 +21,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
 
-use rand::{Rng, SeedableRng};
-
 use super::url::Url;
 use super::{HttpSampler, UserHttp, HTTP_SLOT};
 use crate::plan::SampleContext;
@@ -77,7 +75,7 @@ impl HttpSampler {
                     // opens its own connection.
                     h2: Default::default(),
                 };
-                let mut download = copy_of_user(cx.user);
+                let mut download = cx.user.copy_for_branch();
                 *download.slot(HTTP_SLOT, UserHttp::default) = lent;
                 download
             })
@@ -117,23 +115,6 @@ impl HttpSampler {
         }
         results
     }
-}
-
-/// A copy of the user for one download: same identity, iteration and variables, its own
-/// random source (drawn from the user's, so that seeded runs stay reproducible).
-fn copy_of_user(user: &mut UserState) -> UserState {
-    let rng = rand::rngs::SmallRng::seed_from_u64(user.rng.gen());
-    let mut copy = UserState::new(
-        user.run.clone(),
-        user.thread.clone(),
-        user.vars.clone(),
-        rng,
-    );
-    copy.prev = user.prev.clone();
-    copy.end_time = user.end_time;
-    copy.iteration = user.iteration;
-    copy.same_user_on_next_iteration = user.same_user_on_next_iteration;
-    copy
 }
 
 /// Runs `futures` with at most `limit` in progress at any time, starting them in order,
