@@ -3,14 +3,12 @@
 //! arrival-driven ones (Open Model, bzm Arrivals and Free-Form). The same windows and
 //! formulas the starters follow give the values; `jmxr plan` prints and draws them.
 
-use std::sync::Arc;
-
 use super::concurrency;
-use super::scheduler::{new_rng, user_windows};
+use super::scheduler::{user_windows, with_group_context};
 use crate::plan::arrivals::ArrivalsProfile;
 use crate::plan::open_model;
 use crate::plan::{GroupSchedule, ThreadGroup};
-use crate::user_state::{RunShared, ThreadInfo, Variables};
+use crate::user_state::{EvalContext, RunShared};
 
 /// How many points a profile holds over its span.
 const POINTS: usize = 240;
@@ -41,14 +39,10 @@ pub struct GroupProfile {
 
 /// The plan of `group`, its settings evaluated with the run's properties.
 pub fn profile(group: &ThreadGroup, run: &RunShared) -> GroupProfile {
-    let mut vars = Variables::new();
-    let thread = ThreadInfo {
-        thread_num: 0,
-        thread_name: Arc::from(format!("{} {}", group.name, group.number)),
-        group_name: group.name.clone(),
-    };
-    let mut rng = new_rng(run.seed, group.id as u64);
-    let mut cx = run.eval_context(&mut vars, &thread, &mut rng);
+    with_group_context(group, run, |cx| profile_in(group, run, cx))
+}
+
+fn profile_in(group: &ThreadGroup, run: &RunShared, cx: &mut EvalContext<'_>) -> GroupProfile {
     let mut out = GroupProfile {
         name: group.name.to_string(),
         measure: Measure::Users,
@@ -59,14 +53,14 @@ pub fn profile(group: &ThreadGroup, run: &RunShared) -> GroupProfile {
     };
     match &group.schedule {
         GroupSchedule::Concurrency(settings) => {
-            let ramp = concurrency::ramp_of(settings, &mut cx);
+            let ramp = concurrency::ramp_of(settings, cx);
             let span = (ramp.ramp_up_s + ramp.hold_s) as f64;
             out.end_s = Some(span);
             out.points = sample(span, |t| concurrency::planned(&ramp, t).unwrap_or(0) as f64);
         }
         GroupSchedule::OpenModel(settings) => {
             out.measure = Measure::Rate;
-            let text = settings.schedule.text(&mut cx);
+            let text = settings.schedule.text(cx);
             match open_model::parse(&text) {
                 Ok(schedule) => {
                     let stretches = schedule.stretches();
@@ -94,7 +88,7 @@ pub fn profile(group: &ThreadGroup, run: &RunShared) -> GroupProfile {
         }
         GroupSchedule::Arrivals(settings) => {
             out.measure = Measure::Rate;
-            let arrivals = ArrivalsProfile::evaluate(settings, &mut cx);
+            let arrivals = ArrivalsProfile::evaluate(settings, cx);
             let span = arrivals.duration();
             out.end_s = Some(span);
             out.points = sample(span, |t| arrivals.planned_rate(t));
@@ -104,7 +98,7 @@ pub fn profile(group: &ThreadGroup, run: &RunShared) -> GroupProfile {
                 );
             }
         }
-        _ => match user_windows(group, run, &mut cx) {
+        _ => match user_windows(group, run, cx) {
             Ok(windows) => {
                 let ends: Option<Vec<i64>> = windows.iter().map(|w| w.end_ms).collect();
                 let last_start = windows.iter().map(|w| w.start_ms).max().unwrap_or(0);

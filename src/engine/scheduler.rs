@@ -210,10 +210,13 @@ pub(super) fn new_user(
     VirtualUser::new(user, bus.clone(), group.clone(), end_time)
 }
 
-/// When a group's last user ends, from the group's start, when its settings fix it (a
-/// scheduler duration, an Ultimate or Stepping schedule); `None` when loops or a
-/// Concurrency Thread Group's iterations decide. For the progress display.
-pub fn planned_end(group: &ThreadGroup, run: &RunShared) -> Option<Duration> {
+/// Runs `read` in a context for evaluating `group`'s settings before any user exists
+/// (the run's properties, no variables).
+pub(super) fn with_group_context<R>(
+    group: &ThreadGroup,
+    run: &RunShared,
+    read: impl FnOnce(&mut EvalContext<'_>) -> R,
+) -> R {
     let mut vars = Variables::new();
     let thread = ThreadInfo {
         thread_num: 0,
@@ -222,7 +225,14 @@ pub fn planned_end(group: &ThreadGroup, run: &RunShared) -> Option<Duration> {
     };
     let mut rng = new_rng(run.seed, group.id as u64);
     let mut cx = run.eval_context(&mut vars, &thread, &mut rng);
-    let windows = user_windows(group, run, &mut cx).ok()?;
+    read(&mut cx)
+}
+
+/// When a group's last user ends, from the group's start, when its settings fix it (a
+/// scheduler duration, an Ultimate or Stepping schedule); `None` when loops or a
+/// Concurrency Thread Group's iterations decide. For the progress display.
+pub fn planned_end(group: &ThreadGroup, run: &RunShared) -> Option<Duration> {
+    let windows = with_group_context(group, run, |cx| user_windows(group, run, cx)).ok()?;
     let ends: Option<Vec<i64>> = windows.iter().map(|w| w.end_ms).collect();
     let last = ends?.into_iter().max()?;
     Some(Duration::from_millis(last.max(0) as u64))

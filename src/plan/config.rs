@@ -12,7 +12,6 @@ mod counter;
 mod csv_data_set;
 mod csv_file;
 mod directory_listing;
-mod java_random;
 mod random_csv;
 mod random_variable;
 mod user_parameters;
@@ -24,7 +23,6 @@ use super::{BuildContext, IterationListener, PreProcessor};
 
 pub use counter::Counter;
 pub use csv_data_set::CsvDataSet;
-pub use java_random::JavaRandom;
 pub use random_variable::RandomVariable;
 pub use user_parameters::UserParameters;
 

@@ -16,7 +16,7 @@
 //! The engine's starter (`engine::arrivals`) turns the offsets into started users;
 //! `jmxr plan` draws the rates.
 
-use super::config::JavaRandom;
+use crate::foundation::java_random::JavaRandom;
 
 /// One step of a schedule, as JMeter's `ThreadScheduleStep`.
 #[derive(Debug, Clone, Copy, PartialEq)]

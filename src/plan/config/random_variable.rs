@@ -11,9 +11,9 @@
 use parking_lot::Mutex;
 use rand::Rng;
 
-use super::java_random::JavaRandom;
 use crate::expr::Template;
 use crate::foundation::java_format::DecimalFormat;
+use crate::foundation::java_random::JavaRandom;
 use crate::plan::{BuildContext, IterationListener};
 use crate::user_state::UserState;
 
