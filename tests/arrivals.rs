@@ -291,7 +291,13 @@ fn open_model_sends_on_schedule_while_the_pool_allows_and_counts_late_arrivals_w
         "arrivals/open_model_slow_server.jmx",
         &[&port, "-Jom.pool=1000"],
     );
-    assert_eq!(jtl.rows.len(), 300, "{stdout}");
+    // The last arrival is due a few milliseconds before the schedule ends; on a machine
+    // busy with other work its user may start after the end and count as dropped.
+    assert!(
+        (299..=300).contains(&jtl.rows.len()),
+        "{} rows: {stdout}",
+        jtl.rows.len()
+    );
     let starts: Vec<i64> = starts_by_user(&jtl).iter().map(|(_, t)| *t).collect();
     let t0 = starts[0];
     for second in 0..3 {
@@ -303,7 +309,10 @@ fn open_model_sends_on_schedule_while_the_pool_allows_and_counts_late_arrivals_w
         assert!((97..=103).contains(&n), "second {second}: {n} sent");
     }
     assert_eq!(reported(&stdout, "Open", "delayed"), 0);
-    assert_eq!(reported(&stdout, "Open", "dropped"), 0);
+    assert_eq!(
+        reported(&stdout, "Open", "dropped"),
+        300 - jtl.rows.len() as u64
+    );
     assert!(reported(&stdout, "Open", "late") <= 3, "{stdout}");
 
     // At most 10 users: on schedule while fast, then arrivals wait and the rest drop.
