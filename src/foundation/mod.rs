@@ -17,3 +17,4 @@ pub mod paths;
 pub mod precise_timer;
 pub mod properties;
 pub mod properties_file;
+pub mod xml_escape;

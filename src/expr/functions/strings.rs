@@ -5,6 +5,7 @@ use super::html_entities;
 use super::log::emit;
 use super::{arg, stateless, store, Constructor, Function};
 use crate::expr::Template;
+use crate::foundation::xml_escape::escape_xml10;
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
     ("__char", char_fn),
@@ -194,29 +195,9 @@ fn octal_escape(first: char, after: &[char]) -> (Option<Vec<u16>>, usize) {
     (Some(vec![value]), 1 + digits.len())
 }
 
-/// XML 1.0 escaping as commons-lang3 `escapeXml10`: the five entities, characters XML 1.0
-/// forbids are dropped, and the C1 control block is written as numeric references.
+/// `__escapeXml`: commons-lang3 `escapeXml10`.
 fn escape_xml(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
-    stateless(args, 1, 1, |args, ctx| {
-        let text = arg(args, 0, ctx);
-        let mut out = String::with_capacity(text.len());
-        for c in text.chars() {
-            match c {
-                '"' => out.push_str("&quot;"),
-                '&' => out.push_str("&amp;"),
-                '<' => out.push_str("&lt;"),
-                '>' => out.push_str("&gt;"),
-                '\'' => out.push_str("&apos;"),
-                '\t' | '\n' | '\r' => out.push(c),
-                '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => {}
-                '\u{7f}'..='\u{84}' | '\u{86}'..='\u{9f}' => {
-                    out.push_str(&format!("&#{};", c as u32));
-                }
-                _ => out.push(c),
-            }
-        }
-        out
-    })
+    stateless(args, 1, 1, |args, ctx| escape_xml10(&arg(args, 0, ctx)))
 }
 
 /// HTML 4 escaping as commons-lang3 `escapeHtml4` (the apostrophe is left alone).

@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use super::Verdict;
+use crate::foundation::xml_escape::escape_xml10;
 
 /// What was measured, in words: `p95 of Log in was 412 ms` or `... had no samples`.
 pub fn describe(verdict: &Verdict) -> String {
@@ -24,22 +25,6 @@ pub fn describe(verdict: &Verdict) -> String {
     }
 }
 
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// The report for `plan` (the suite's name).
 pub fn junit_xml(plan: &str, verdicts: &[Verdict]) -> String {
     let failures = verdicts.iter().filter(|v| v.fails()).count();
@@ -52,7 +37,7 @@ pub fn junit_xml(plan: &str, verdicts: &[Verdict]) -> String {
     let _ = writeln!(
         out,
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">",
-        escape(&format!("pass/fail criteria of {plan}")),
+        escape_xml10(&format!("pass/fail criteria of {plan}")),
         verdicts.len()
     );
     for verdict in verdicts {
@@ -65,8 +50,8 @@ pub fn junit_xml(plan: &str, verdicts: &[Verdict]) -> String {
         let _ = write!(
             out,
             "    <testcase classname=\"{}\" name=\"{}\"",
-            escape(&class),
-            escape(&c.to_string())
+            escape_xml10(&class),
+            escape_xml10(&c.to_string())
         );
         let detail = describe(verdict);
         let _ = writeln!(out, ">");
@@ -74,11 +59,15 @@ pub fn junit_xml(plan: &str, verdicts: &[Verdict]) -> String {
             let _ = writeln!(
                 out,
                 "      <failure type=\"criterion met\" message=\"{}\">{}</failure>",
-                escape(&format!("{}: {detail}", c.text)),
-                escape(&detail)
+                escape_xml10(&format!("{}: {detail}", c.text)),
+                escape_xml10(&detail)
             );
         } else {
-            let _ = writeln!(out, "      <system-out>{}</system-out>", escape(&detail));
+            let _ = writeln!(
+                out,
+                "      <system-out>{}</system-out>",
+                escape_xml10(&detail)
+            );
         }
         let _ = writeln!(out, "    </testcase>");
     }
