@@ -11,28 +11,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use support::http_server::{serve, Reply};
-use support::{fixtures, jmxr, Jtl};
+use support::{fixtures, jmxr, run_fixture_printing, Jtl};
 
 /// Runs a fixture; returns its `.jtl` and what it printed.
 fn run(fixture: &str, extra: &[&str]) -> (Jtl, String) {
     let work = tempfile::tempdir().expect("scratch folder");
-    let plan = fixtures().join(fixture);
-    let mut args = vec![
-        "-n",
-        "-t",
-        plan.to_str().expect("UTF-8 path"),
-        "-l",
-        "out.jtl",
-    ];
-    args.extend_from_slice(extra);
-    let output = jmxr(work.path(), &args);
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    assert!(
-        output.status.success(),
-        "{fixture}: {stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (Jtl::read(&work.path().join("out.jtl")), stdout)
+    run_fixture_printing(work.path(), fixture, extra)
 }
 
 /// The number after `what` in the group's end-of-run report line.

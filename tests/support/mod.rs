@@ -64,17 +64,23 @@ pub fn run_fixture(fixture: &str, extra: &[&str]) -> Jtl {
 /// [`run_fixture`] in the given working folder, for tests that read the other files the
 /// run writes there.
 pub fn run_fixture_in(work: &Path, fixture: &str, extra: &[&str]) -> Jtl {
+    run_fixture_printing(work, fixture, extra).0
+}
+
+/// [`run_fixture_in`], also returning what jmxr printed on stdout (end-of-run reports).
+pub fn run_fixture_printing(work: &Path, fixture: &str, extra: &[&str]) -> (Jtl, String) {
     let plan = fixtures().join(fixture);
     let plan = plan.to_str().expect("fixture path is UTF-8");
     let mut args = vec!["-n", "-t", plan, "-l", "out.jtl"];
     args.extend_from_slice(extra);
     let output = jmxr(work, &args);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(
         output.status.success(),
-        "{fixture} failed: {}",
+        "{fixture} failed: {stdout}{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    Jtl::read(&work.join("out.jtl"))
+    (Jtl::read(&work.join("out.jtl")), stdout)
 }
 
 /// Text of a file with CRLF turned into LF, as JMeter's batch comparison does.
