@@ -297,7 +297,9 @@ fn open_model_sends_on_schedule_while_the_pool_allows_and_counts_late_arrivals_w
         reported(&stdout, "Open", "dropped"),
         300 - jtl.rows.len() as u64
     );
-    assert!(reported(&stdout, "Open", "late") <= 3, "{stdout}");
+    // Late means more than 10 ms behind: a handful when the machine is busy, never a
+    // systematic lag (which the per-second counts above would also show).
+    assert!(reported(&stdout, "Open", "late") <= 15, "{stdout}");
 
     // At most 10 users: on schedule while fast, then arrivals wait and the rest drop.
     let server = slowing_server();
