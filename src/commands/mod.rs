@@ -2,7 +2,8 @@
 //! subcommands into a command; [`run`] carries one invocation end to end (load, assemble,
 //! refuse or run, sinks, report); [`check`] lists what jmxr does with every element of a
 //! plan; [`migrate`] writes a plan whose scripts are translated to Rhai;
-//! [`udp_receiver`] is the receiving end of a UDP load test (`jmxr udp-sink`). The HTTP
+//! [`udp_receiver`] is the receiving end of a UDP load test (`jmxr udp-sink`);
+//! `script_sandbox` sets where a run's scripts may read and write files. The HTTP
 //! mirror they can serve lives with the HTTP sampler (`samplers::http::mirror`).
 
 pub mod check;
@@ -13,4 +14,5 @@ pub mod migrate;
 pub mod plan_profile;
 mod progress;
 pub mod run;
+mod script_sandbox;
 pub mod udp_receiver;

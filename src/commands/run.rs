@@ -146,6 +146,7 @@ pub async fn run(config: RunConfig) -> Outcome {
             .unwrap_or_else(|| PathBuf::from(".")),
     };
     let shared = Arc::new(RunShared::new(properties, test, config.seed));
+    super::script_sandbox::install(&shared.test.plan_dir, &shared.props);
     let mut progress = super::progress::display(&plan, &config, &shared);
     let console: Box<dyn std::io::Write + Send> = match &progress {
         Some(progress) => Box::new(progress.console()),

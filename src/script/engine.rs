@@ -9,11 +9,15 @@
 //!
 //! The sandbox: an operation budget per call (a runaway loop fails its sample instead of
 //! hanging a virtual user), a call-depth limit, expression-depth limits, caps on string,
-//! array and map sizes, no module loading (`import` finds nothing) and no `eval`.
+//! array and map sizes, a CPU-time budget per call, no module loading (`import` finds
+//! nothing) and no `eval`.
 //! Scripts reach the outside world only through the bindings and the shims.
 
+use std::cell::Cell;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use parking_lot::Mutex;
 use rhai::{Engine, EvalAltResult, ParseError, AST};
@@ -30,6 +34,59 @@ pub const MAX_CALL_LEVELS: usize = 64;
 pub const MAX_STRING_SIZE: usize = 64 * 1024 * 1024;
 /// Largest array or map a script may build, in items.
 pub const MAX_COLLECTION_SIZE: usize = 1_000_000;
+
+/// CPU time one script call may use unless the run sets `jmxr.script.max_cpu_ms`. The
+/// operation budget alone does not bound time: Rhai re-measures a whole array or map
+/// after every change to it, so a loop that grows one costs time quadratic in its size
+/// between two operations.
+pub const DEFAULT_MAX_CPU: Duration = Duration::from_secs(5);
+/// The property that changes [`DEFAULT_MAX_CPU`].
+pub const MAX_CPU_PROPERTY: &str = "jmxr.script.max_cpu_ms";
+/// Operations between two looks at the call's CPU time (a look is a system call).
+const CPU_CHECK_EVERY: u64 = 4096;
+
+static MAX_CPU_MS: AtomicU64 = AtomicU64::new(DEFAULT_MAX_CPU.as_millis() as u64);
+
+thread_local! {
+    /// The thread's CPU time when the script call running on it began.
+    static CALL_CPU_START: Cell<Duration> = const { Cell::new(Duration::ZERO) };
+}
+
+/// Sets the CPU budget of every script call from now on.
+pub fn set_max_cpu(budget: Duration) {
+    MAX_CPU_MS.store(budget.as_millis() as u64, Ordering::Relaxed);
+}
+
+fn max_cpu() -> Duration {
+    Duration::from_millis(MAX_CPU_MS.load(Ordering::Relaxed))
+}
+
+fn thread_cpu_time() -> Duration {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through a pointer to a live local.
+    let done = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    if done != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
+}
+
+/// Rhai counts operations from 1 in every evaluation: the first marks the call's start,
+/// and every [`CPU_CHECK_EVERY`] the CPU used since is compared with the budget.
+fn watch_cpu(operations: u64) -> Option<rhai::Dynamic> {
+    if operations == 1 {
+        CALL_CPU_START.with(|start| start.set(thread_cpu_time()));
+    } else if operations % CPU_CHECK_EVERY == 0 {
+        let used = thread_cpu_time().saturating_sub(CALL_CPU_START.with(Cell::get));
+        if used > max_cpu() {
+            return Some(rhai::Dynamic::from(used.as_millis() as i64));
+        }
+    }
+    None
+}
 
 /// The engine every script of the run uses.
 pub fn engine() -> &'static Engine {
@@ -48,6 +105,7 @@ fn build_engine() -> Engine {
         .set_max_map_size(MAX_COLLECTION_SIZE)
         .set_module_resolver(rhai::module_resolvers::DummyModuleResolver::new())
         .disable_symbol("eval");
+    engine.on_progress(watch_cpu);
     engine.on_print(|text| println!("{text}"));
     engine.on_debug(|text, _, _| crate::runlog::write("DEBUG", text));
     super::shims::register(&mut engine);
@@ -111,6 +169,11 @@ pub fn runtime_error(err: &EvalAltResult) -> String {
         EvalAltResult::ErrorTooManyOperations(_) => format!(
             "script stopped after {MAX_OPERATIONS} operations, the sandbox's limit per call \
              (a runaway loop?){at}"
+        ),
+        EvalAltResult::ErrorTerminated(used, _) => format!(
+            "script stopped after {used} ms of CPU, the sandbox's limit per call is {} ms \
+             ({MAX_CPU_PROPERTY}){at}",
+            max_cpu().as_millis()
         ),
         EvalAltResult::ErrorStackOverflow(_) => {
             format!("script nested calls deeper than {MAX_CALL_LEVELS} levels{at}")
