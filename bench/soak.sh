@@ -6,7 +6,7 @@
 # validators (If-None-Match → 304) and the connection pool all work the whole time.
 #
 # Every minute it prints jmxr's resident memory, open file descriptors and samples so
-# far. At the end: growth of RSS and fds between minute WARMUP and the last minute
+# far (see below). At the end: growth of RSS and fds between minute WARMUP and the last minute
 # (target: under 5 %), the .jtl's rows against the requests nginx logged, and the
 # samples that were neither 200 nor 304. Exits 1 when a target is missed.
 #
@@ -76,19 +76,32 @@ PER_GROUP_PER_MINUTE=$((RATE * 60 / 2))
   -Jduration="$DURATION" -Jper_group_per_minute="$PER_GROUP_PER_MINUTE" > "$WORK/jmxr.out" 2>&1 &
 JMXR_PID=$!
 
-printf '%6s %10s %6s %10s %9s\n' minute rss_kb fds samples per_s
+# Resident memory and descriptors are read every 5 s; a minute's line gives their
+# medians (a new-connection user holds a socket only while its request is in flight, so
+# one reading would say more about timing than about growth) and the most descriptors.
+printf '%6s %10s %6s %8s %10s %9s\n' minute rss_kb fds max_fds samples per_s
 : > "$WORK/minutes"
 previous=0
 minute=0
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 while kill -0 "$JMXR_PID" 2>/dev/null; do
-  sleep 60 &
-  wait $! || true
+  : > "$WORK/readings"
+  for _ in $(seq 12); do
+    sleep 5 &
+    wait $! || true
+    kill -0 "$JMXR_PID" 2>/dev/null || break
+    rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$JMXR_PID/status" 2>/dev/null || echo 0)
+    fds=$(ls "/proc/$JMXR_PID/fd" 2>/dev/null | wc -l)
+    echo "$rss $fds" >> "$WORK/readings"
+  done
   kill -0 "$JMXR_PID" 2>/dev/null || break
   minute=$((minute + 1))
-  rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$JMXR_PID/status" 2>/dev/null || echo 0)
-  fds=$(ls "/proc/$JMXR_PID/fd" 2>/dev/null | wc -l)
+  rss=$(cut -d' ' -f1 "$WORK/readings" | median)
+  fds=$(cut -d' ' -f2 "$WORK/readings" | median)
+  max_fds=$(cut -d' ' -f2 "$WORK/readings" | sort -n | tail -1)
   samples=$(($(wc -l < "$WORK/soak.jtl") - 1))
-  printf '%6d %10d %6d %10d %9.0f\n' "$minute" "$rss" "$fds" "$samples" "$(echo "($samples - $previous) / 60" | bc -l)"
+  printf '%6d %10d %6d %8d %10d %9.0f\n' "$minute" "$rss" "$fds" "$max_fds" "$samples" \
+    "$(echo "($samples - $previous) / 60" | bc -l)"
   echo "$minute $rss $fds" >> "$WORK/minutes"
   previous=$samples
 done
