@@ -341,4 +341,17 @@ fn open_model_sends_on_schedule_while_the_pool_allows_and_counts_late_arrivals_w
         worst_intended > worst_elapsed + 300,
         "{worst_intended} vs {worst_elapsed}"
     );
+    // The console gives the same comparison as percentiles, whether or not the .jtl
+    // carries the column.
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("Response times of arrival-driven samples:"))
+        .unwrap_or_else(|| panic!("no intended-start line in {stdout}"));
+    let max_of = |part: &str| -> i64 {
+        let text = part.rsplit("max ").next().expect("max");
+        text.trim_end_matches(" ms").trim().parse().expect("max ms")
+    };
+    let (intended, actual) = line.split_once("; from actual start").expect("both halves");
+    assert_eq!(max_of(intended), worst_intended, "{line}");
+    assert_eq!(max_of(actual), worst_elapsed, "{line}");
 }

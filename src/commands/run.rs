@@ -159,6 +159,10 @@ pub async fn run(config: RunConfig) -> Outcome {
             return Outcome::BadInput;
         }
     };
+    let intended_start_lines = crate::results::IntendedStartLines::default();
+    sinks.push(Box::new(crate::results::IntendedStartLatency::new(
+        intended_start_lines.clone(),
+    )));
     let verdicts = (!config.criteria.is_empty() || config.junit.is_some()).then(|| {
         let (sink, verdicts) = criteria_sink(&config, &shared);
         sinks.push(Box::new(sink));
@@ -228,6 +232,9 @@ pub async fn run(config: RunConfig) -> Outcome {
         for line in reports.lock().iter() {
             println!("{line}");
         }
+    }
+    for line in intended_start_lines.lock().iter() {
+        println!("{line}");
     }
     for problem in &problems {
         let message = format!("Thread group {}: {}", problem.group, problem.message);

@@ -16,6 +16,7 @@ mod backend;
 mod bus;
 mod criteria;
 mod csv;
+mod intended_start;
 mod progress;
 mod prometheus;
 
@@ -35,6 +36,7 @@ pub use backend::{BackendConfig, BackendSink, Parameters as BackendParameters};
 pub use bus::{PendingSamples, ResultsBus, SampleEvent, Sink, BUS_CAPACITY};
 pub use criteria::{describe, junit_xml, CriteriaSink, Criterion, Verdict, Verdicts};
 pub use csv::{csv_header, quote, write_csv_row, write_csv_sample};
+pub use intended_start::{IntendedStartLatency, Lines as IntendedStartLines};
 pub use jtl_file::{Collector, JtlFileSink, JtlFiles, JtlSink};
 pub use percentile::Distribution;
 pub use progress::{ConsoleLines, Progress, ProgressSettings, ProgressSink};
