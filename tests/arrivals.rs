@@ -355,3 +355,64 @@ fn open_model_sends_on_schedule_while_the_pool_allows_and_counts_late_arrivals_w
     assert_eq!(max_of(intended), worst_intended, "{line}");
     assert_eq!(max_of(actual), worst_elapsed, "{line}");
 }
+
+#[test]
+fn the_dashboard_draws_the_planned_rate_beside_the_achieved_one() {
+    let work = tempfile::tempdir().expect("scratch folder");
+    let plan = fixtures().join("bench/open_model_rate.jmx");
+    let output = jmxr(
+        work.path(),
+        &[
+            "-n",
+            "-t",
+            plan.to_str().expect("UTF-8 path"),
+            "-l",
+            "out.jtl",
+            "-e",
+            "-o",
+            "report",
+            "-Jrate=40",
+            "-Jduration=3",
+            "-Jarrivals=even",
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let data = std::fs::read_to_string(work.path().join("report/content/js/report-data.js"))
+        .expect("report data");
+    let json = data
+        .trim()
+        .trim_start_matches("window.JMXR_REPORT = ")
+        .trim_end_matches(';');
+    let report: serde_json::Value = serde_json::from_str(json).expect("report data is JSON");
+    let graph = &report["graphs"]["transactionsPerSecond"];
+    let series = graph["series"].as_array().expect("series");
+    let planned = series
+        .iter()
+        .find(|s| s["label"] == "Open (planned arrivals/s)")
+        .unwrap_or_else(|| panic!("no planned series in {graph}"));
+    let points = planned["data"].as_array().expect("points");
+    assert!(points.len() > 10, "{planned}");
+    let jtl = Jtl::read(&work.path().join("out.jtl"));
+    let first = jtl
+        .rows
+        .iter()
+        .map(|r| jtl.int(r, "timeStamp"))
+        .min()
+        .expect("rows");
+    let x0 = points[0][0].as_f64().expect("x");
+    assert!((x0 - first as f64).abs() < 1.0, "{x0} vs {first}");
+    let last_x = points[points.len() - 1][0].as_f64().expect("x");
+    assert!(
+        (2_900.0..=3_100.0).contains(&(last_x - x0)),
+        "{}",
+        last_x - x0
+    );
+    assert!(
+        points.iter().all(|p| p[1].as_f64() == Some(40.0)),
+        "{planned}"
+    );
+    // The achieved series are still there, per label as JMeter draws them.
+    assert!(series
+        .iter()
+        .any(|s| s["label"] != "Open (planned arrivals/s)"));
+}

@@ -571,13 +571,25 @@ fn open_sinks(
         sinks.push(Box::new(summariser));
     }
     if let (Some(dir), Some(jtl)) = (report_dir, &config.jtl) {
-        let sink = crate::report::ReportSink::new(props, dir.to_path_buf(), jtl)?;
+        let sink = crate::report::ReportSink::new(props, dir.to_path_buf(), jtl)?
+            .with_planned_rates(planned_rates(plan, shared));
         sinks.push(Box::new(sink));
     }
     sinks.extend(auto_stop_sinks(plan, shared));
     sinks.extend(super::live_sinks::backend_sinks(plan, shared));
     sinks.extend(super::live_sinks::prometheus_sink(plan, shared));
     Ok(sinks)
+}
+
+/// Each arrival-driven group's planned arrivals per second, for the dashboard. The
+/// profile counts from the group's start, which for these groups is the run's start.
+fn planned_rates(plan: &plan::TestPlan, shared: &RunShared) -> Vec<(String, Vec<(f64, f64)>)> {
+    plan.groups
+        .iter()
+        .map(|group| engine::profile(group, shared))
+        .filter(|profile| profile.measure == engine::Measure::Rate && profile.note.is_none())
+        .map(|profile| (profile.name, profile.points))
+        .collect()
 }
 
 /// The pass/fail criteria's sink; a criterion met with `stop` stops the run as the

@@ -10,6 +10,7 @@ use super::ReportInfo;
 use crate::foundation::fast_hash::FastMap;
 use crate::results::graphs;
 use crate::results::Aggregator;
+use crate::results::Graph;
 use crate::results::Page;
 use crate::results::Summary;
 use crate::results::TOTAL;
@@ -49,6 +50,30 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
+/// The graph the planned arrival rates join: what was sent, per second.
+const PLANNED_RATE_GRAPH: &str = "transactionsPerSecond";
+
+/// Adds a series per arrival-driven group to the transactions-per-second graph: its
+/// planned arrivals per second, placed from the run's first sample.
+fn add_planned_rates(graphs: &mut [Graph], agg: &Aggregator, info: &ReportInfo) {
+    if info.planned_rates.is_empty() || agg.total.count == 0 {
+        return;
+    }
+    let Some(graph) = graphs.iter_mut().find(|g| g.id == PLANNED_RATE_GRAPH) else {
+        return;
+    };
+    let start = agg.total.first_start as f64;
+    for (group, points) in &info.planned_rates {
+        let placed = points
+            .iter()
+            .map(|&(seconds, rate)| (start + seconds * 1000.0, rate))
+            .collect();
+        graph
+            .series
+            .push((format!("{group} (planned arrivals/s)"), placed));
+    }
+}
+
 /// Writes every file of the report under `dir` (created).
 pub fn write_all(agg: &Aggregator, info: &ReportInfo, dir: &Path) -> Result<(), String> {
     let title = if info.title.is_empty() {
@@ -57,7 +82,8 @@ pub fn write_all(agg: &Aggregator, info: &ReportInfo, dir: &Path) -> Result<(), 
         &info.title
     };
     let title = escape(title);
-    let graphs = graphs(agg);
+    let mut graphs = graphs(agg);
+    add_planned_rates(&mut graphs, agg, info);
     write(&dir.join("statistics.json"), &statistics_json(agg))?;
     let data = format!(
         "window.JMXR_REPORT = {{\"seriesFilter\":{},\"summary\":{{\"ok\":{},\"ko\":{}}},\"graphs\":{}}};\n",

@@ -34,6 +34,10 @@ pub struct ReportInfo {
     series_pattern: Option<regex::Regex>,
     /// `exporter.html.show_controllers_only`: tables show Transaction Controller rows only.
     pub show_controllers_only: bool,
+    /// Planned arrivals per second of each arrival-driven group, as (seconds from the
+    /// run's first sample, rate): drawn beside the achieved rate. Known to a live run
+    /// (`-e`) only; a report made from a file (`-g`) has none.
+    pub planned_rates: Vec<(String, Vec<(f64, f64)>)>,
 }
 
 impl ReportInfo {
@@ -52,6 +56,7 @@ impl ReportInfo {
                 "jmeter.reportgenerator.exporter.html.show_controllers_only",
                 false,
             ),
+            planned_rates: Vec::new(),
         }
     }
 
@@ -241,6 +246,12 @@ impl ReportSink {
             jtl: jtl.to_path_buf(),
             done: false,
         })
+    }
+
+    /// Draws each group's planned arrivals per second beside the achieved rate.
+    pub fn with_planned_rates(mut self, rates: Vec<(String, Vec<(f64, f64)>)>) -> ReportSink {
+        self.info.planned_rates = rates;
+        self
     }
 }
 
