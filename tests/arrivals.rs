@@ -416,3 +416,25 @@ fn the_dashboard_draws_the_planned_rate_beside_the_achieved_one() {
         .iter()
         .any(|s| s["label"] != "Open (planned arrivals/s)"));
 }
+
+/// The largest resident size of any child process this test binary has waited for.
+fn peak_rss_of_children_kb() -> i64 {
+    // SAFETY: getrusage writes into the zeroed struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    usage.ru_maxrss
+}
+
+#[test]
+fn users_of_past_arrivals_are_not_kept_until_the_end() {
+    // 30,000 arrivals in 3 s, each a user that ends after one Debug Sampler. Keeping
+    // every ended user until the group ends took about 6 KB each (over 170 MB here);
+    // the other tests of this file stay far below the bound.
+    let (jtl, stdout) = run(
+        "bench/open_model_rate.jmx",
+        &["-Jrate=10000", "-Jduration=3", "-Jarrivals=even"],
+    );
+    assert!(jtl.rows.len() > 27_000, "{} rows: {stdout}", jtl.rows.len());
+    let peak = peak_rss_of_children_kb();
+    assert!(peak < 80 * 1024, "peak resident size {peak} kB");
+}

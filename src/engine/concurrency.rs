@@ -183,6 +183,7 @@ pub(super) async fn supply_users(
                 }
             });
         }
+        super::arrivals::forget_finished(&mut set);
         let wait = if level.live() == 0 { 10 } else { 1000 };
         tokio::select! {
             _ = level.wait_for_change(Duration::from_millis(wait)) => {}
