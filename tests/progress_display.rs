@@ -62,6 +62,19 @@ impl Drop for Tmux {
     }
 }
 
+/// Runs jmxr on `fixture` with `args` in a scratch folder, in the pane of a tmux server
+/// named after `name`; after the run the pane prints `RUN-ENDED` and stays open.
+fn run_in_tmux(name: &str, fixture: &str, args: &str) -> (Tmux, tempfile::TempDir) {
+    let work = tempfile::tempdir().expect("scratch folder");
+    let command = format!(
+        "{} -n -t {} -l out.jtl {args}; echo RUN-ENDED; sleep 60",
+        env!("CARGO_BIN_EXE_jmxr"),
+        fixtures().join(fixture).display()
+    );
+    let tmux = Tmux::start(name, work.path(), &command);
+    (tmux, work)
+}
+
 /// The progress display's status line on a captured screen.
 fn status_line(screen: &str) -> Option<String> {
     screen
@@ -83,14 +96,11 @@ fn whole_summary_line(line: &str) -> bool {
 
 #[test]
 fn the_status_line_moves_in_a_terminal_and_summariser_lines_stay_whole() {
-    let work = tempfile::tempdir().expect("scratch folder");
-    let plan = fixtures().join("live/criteria.jmx");
-    let command = format!(
-        "{} -n -t {} -l out.jtl -Jduration=6 -Jsummariser.interval=1; echo RUN-ENDED; sleep 60",
-        env!("CARGO_BIN_EXE_jmxr"),
-        plan.display()
+    let (tmux, _work) = run_in_tmux(
+        "jmxr-progress",
+        "live/criteria.jmx",
+        "-Jduration=6 -Jsummariser.interval=1",
     );
-    let tmux = Tmux::start("jmxr-progress", work.path(), &command);
     std::thread::sleep(Duration::from_millis(2500));
     let first = tmux.capture();
     std::thread::sleep(Duration::from_millis(2000));
@@ -135,15 +145,12 @@ fn the_status_line_moves_in_a_terminal_and_summariser_lines_stay_whole() {
 
 #[test]
 fn an_open_model_group_shows_its_schedule_as_the_plan_length() {
-    let work = tempfile::tempdir().expect("scratch folder");
-    let plan = fixtures().join("arrivals/open_model.jmx");
     // Its schedule lasts 3 + 1 + 1 s; a low rate keeps the run light.
-    let command = format!(
-        "{} -n -t {} -l out.jtl -Jom.rate=5; echo RUN-ENDED; sleep 60",
-        env!("CARGO_BIN_EXE_jmxr"),
-        plan.display()
+    let (tmux, _work) = run_in_tmux(
+        "jmxr-progress-open",
+        "arrivals/open_model.jmx",
+        "-Jom.rate=5",
     );
-    let tmux = Tmux::start("jmxr-progress-open", work.path(), &command);
     let started = Instant::now();
     let mut screen = tmux.capture();
     while status_line(&screen).is_none() && started.elapsed() < Duration::from_secs(4) {
