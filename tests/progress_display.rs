@@ -1,7 +1,8 @@
 //! The progress display in a real terminal: jmxr runs in a private tmux server's pane,
 //! the pane is captured twice during the run and once after; the status line must
 //! have moved on, and every summariser line must be whole. Without a terminal the
-//! output holds no status line and no terminal control codes.
+//! output holds no status line and no terminal control codes. An Open Model group's
+//! schedule gives the bar its length.
 
 mod support;
 
@@ -16,6 +17,31 @@ struct Tmux {
 }
 
 impl Tmux {
+    /// A server named `name` plus the process id, running `command` in a 200×50 pane
+    /// named `run` in `workdir`.
+    fn start(name: &str, workdir: &std::path::Path, command: &str) -> Tmux {
+        let tmux = Tmux {
+            socket: format!("{name}-{}", std::process::id()),
+        };
+        let workdir = workdir.to_str().expect("UTF-8 scratch folder");
+        tmux.run(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "run",
+            "-x",
+            "200",
+            "-y",
+            "50",
+            "-c",
+            workdir,
+            command,
+        ]);
+        tmux
+    }
+
     fn run(&self, args: &[&str]) -> String {
         let output = Command::new("tmux")
             .args(["-L", &self.socket])
@@ -36,6 +62,27 @@ impl Drop for Tmux {
     }
 }
 
+/// Runs jmxr on `fixture` with `args` in a scratch folder, in the pane of a tmux server
+/// named after `name`; after the run the pane prints `RUN-ENDED` and stays open.
+fn run_in_tmux(name: &str, fixture: &str, args: &str) -> (Tmux, tempfile::TempDir) {
+    let work = tempfile::tempdir().expect("scratch folder");
+    let command = format!(
+        "{} -n -t {} -l out.jtl {args}; echo RUN-ENDED; sleep 60",
+        env!("CARGO_BIN_EXE_jmxr"),
+        fixtures().join(fixture).display()
+    );
+    let tmux = Tmux::start(name, work.path(), &command);
+    (tmux, work)
+}
+
+/// The progress display's status line on a captured screen.
+fn status_line(screen: &str) -> Option<String> {
+    screen
+        .lines()
+        .find(|l| l.contains("users ") && l.contains("-> out.jtl"))
+        .map(str::to_string)
+}
+
 /// JMeter's summariser line: `summary +      5 in 00:00:01 = … Finished:     0`.
 fn whole_summary_line(line: &str) -> bool {
     let line = line.trim_end();
@@ -49,42 +96,16 @@ fn whole_summary_line(line: &str) -> bool {
 
 #[test]
 fn the_status_line_moves_in_a_terminal_and_summariser_lines_stay_whole() {
-    let work = tempfile::tempdir().expect("scratch folder");
-    let plan = fixtures().join("live/criteria.jmx");
-    let command = format!(
-        "{} -n -t {} -l out.jtl -Jduration=6 -Jsummariser.interval=1; echo RUN-ENDED; sleep 60",
-        env!("CARGO_BIN_EXE_jmxr"),
-        plan.display()
+    let (tmux, _work) = run_in_tmux(
+        "jmxr-progress",
+        "live/criteria.jmx",
+        "-Jduration=6 -Jsummariser.interval=1",
     );
-    let tmux = Tmux {
-        socket: format!("jmxr-progress-{}", std::process::id()),
-    };
-    tmux.run(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "run",
-        "-x",
-        "200",
-        "-y",
-        "50",
-        "-c",
-        work.path().to_str().unwrap(),
-        &command,
-    ]);
     std::thread::sleep(Duration::from_millis(2500));
     let first = tmux.capture();
     std::thread::sleep(Duration::from_millis(2000));
     let second = tmux.capture();
-    let status = |screen: &str| {
-        screen
-            .lines()
-            .find(|l| l.contains("users ") && l.contains("-> out.jtl"))
-            .map(str::to_string)
-    };
-    let (one, two) = (status(&first), status(&second));
+    let (one, two) = (status_line(&first), status_line(&second));
     let one = one.unwrap_or_else(|| panic!("no status line:\n{first}"));
     let two = two.unwrap_or_else(|| panic!("no status line:\n{second}"));
     assert_ne!(
@@ -117,8 +138,29 @@ fn the_status_line_moves_in_a_terminal_and_summariser_lines_stay_whole() {
         );
     }
     assert!(
-        status(&end).is_none(),
+        status_line(&end).is_none(),
         "the status line is gone at the end:\n{end}"
+    );
+}
+
+#[test]
+fn an_open_model_group_shows_its_schedule_as_the_plan_length() {
+    // Its schedule lasts 3 + 1 + 1 s; a low rate keeps the run light.
+    let (tmux, _work) = run_in_tmux(
+        "jmxr-progress-open",
+        "arrivals/open_model.jmx",
+        "-Jom.rate=5",
+    );
+    let started = Instant::now();
+    let mut screen = tmux.capture();
+    while status_line(&screen).is_none() && started.elapsed() < Duration::from_secs(4) {
+        std::thread::sleep(Duration::from_millis(200));
+        screen = tmux.capture();
+    }
+    let line = status_line(&screen).unwrap_or_else(|| panic!("no status line:\n{screen}"));
+    assert!(
+        line.starts_with('[') && line.contains(" / 0:05"),
+        "a bar against the schedule's 5 s: {line}"
     );
 }
 

@@ -229,9 +229,14 @@ pub(super) fn with_group_context<R>(
 }
 
 /// When a group's last user ends, from the group's start, when its settings fix it (a
-/// scheduler duration, an Ultimate or Stepping schedule); `None` when loops or a
-/// Concurrency Thread Group's iterations decide. For the progress display.
+/// scheduler duration, an Ultimate or Stepping schedule, the arrival schedule of an
+/// Open Model or bzm Arrivals group as [`super::profile`] plans it); `None` when loops
+/// or a Concurrency Thread Group's iterations decide. For the progress display.
 pub fn planned_end(group: &ThreadGroup, run: &RunShared) -> Option<Duration> {
+    if let GroupSchedule::OpenModel(_) | GroupSchedule::Arrivals(_) = &group.schedule {
+        let end_s = super::profile::profile(group, run).end_s?;
+        return Duration::try_from_secs_f64(end_s.max(0.0)).ok();
+    }
     let windows = with_group_context(group, run, |cx| user_windows(group, run, cx)).ok()?;
     let ends: Option<Vec<i64>> = windows.iter().map(|w| w.end_ms).collect();
     let last = ends?.into_iter().max()?;
@@ -349,3 +354,7 @@ pub(super) async fn start_user(vu: VirtualUser, start_at: Instant) -> bool {
     run.counts.thread_finished();
     released
 }
+
+#[cfg(test)]
+#[path = "planned_end_tests.rs"]
+mod planned_end_tests;

@@ -64,6 +64,9 @@ pub fn build(
         | "com.blazemeter.jmeter.http2.sampler.HTTP2Request" => {
             Some(http::build_bzm_http2(cx, configs))
         }
+        "com.blazemeter.jmeter.http.ParallelHTTPSampler" => {
+            Some(http::build_parallel_http_requests(cx, configs))
+        }
         _ => sse::build(class, cx, configs).or_else(|| ws::build(class, cx, configs)),
     }
 }

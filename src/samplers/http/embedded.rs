@@ -31,6 +31,7 @@ use crate::plan::SampleContext;
 use crate::sample::SampleResult;
 
 /// What the sampler was told about embedded resources, read at plan time.
+#[derive(Clone)]
 pub struct EmbeddedSpec {
     /// `HTTPSampler.embedded_url_re`: only URLs matching it are fetched.
     pub allow: Option<Regex>,
@@ -146,25 +147,7 @@ impl HttpSampler {
                 add_child(&mut page, error, true);
                 return page;
             }
-            let Some(base) = page.url.as_deref().and_then(parse_any) else {
-                return page;
-            };
-            let urls = match (
-                page.response_data.is_empty(),
-                parser_for(&page.content_type),
-            ) {
-                (false, Some(Parser::Html)) => {
-                    html_resource_urls(&decode(&page.response_data, &page.data_encoding), &base)
-                }
-                (false, Some(Parser::Css)) => {
-                    css_resource_urls(&decode(&page.response_data, &page.data_encoding), &base)
-                }
-                _ => Vec::new(),
-            };
-            let urls: Vec<Url> = urls
-                .into_iter()
-                .filter(|url| spec.wanted(&url.to_string()))
-                .collect();
+            let urls = resource_urls(spec, &page);
             if urls.is_empty() {
                 return page;
             }
@@ -181,37 +164,51 @@ impl HttpSampler {
             } else {
                 Arc::from("")
             };
-            let ignore_failures = cx
-                .user
-                .run
-                .props
-                .get("httpsampler.ignore_failed_embedded_resources")
-                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
-            let resources = match self.parallel_limit(cx) {
-                Some(limit) => self.fetch_all_in_parallel(cx, urls, depth, limit).await,
-                None => {
-                    let mut resources = Vec::with_capacity(urls.len());
-                    for url in urls {
-                        // A resource the Cache Manager holds is not fetched (and, by
-                        // default, leaves no sub-result).
-                        match self.answered_from_cache(cx, &url.to_string(), "GET") {
-                            Some(None) => {}
-                            Some(Some(cached)) => resources.push(cached),
-                            None => resources.push(self.fetch_resource(cx, url, depth + 1).await),
-                        }
-                    }
-                    resources
-                }
-            };
-            for resource in resources {
-                let ok = resource.success;
-                add_child(&mut container, resource, true);
-                if !ok && !ignore_failures {
-                    mark_failed(&mut container);
-                }
-            }
+            self.download_into(cx, &mut container, urls, depth).await;
             container
         })
+    }
+
+    /// Fetches `urls`, the resources of a page at frame depth `depth`, and adds each
+    /// to `container` in the order of `urls` (`downloadPageResources` after its URL
+    /// list is made): in parallel or one after the other as the sampler is set, a
+    /// failure failing the container unless failures are ignored.
+    pub(super) async fn download_into(
+        &self,
+        cx: &mut SampleContext<'_>,
+        container: &mut SampleResult,
+        urls: Vec<Url>,
+        depth: usize,
+    ) {
+        let ignore_failures = cx
+            .user
+            .run
+            .props
+            .get("httpsampler.ignore_failed_embedded_resources")
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+        let resources = match self.parallel_limit(cx) {
+            Some(limit) => self.fetch_all_in_parallel(cx, urls, depth, limit).await,
+            None => {
+                let mut resources = Vec::with_capacity(urls.len());
+                for url in urls {
+                    // A resource the Cache Manager holds is not fetched (and, by
+                    // default, leaves no sub-result).
+                    match self.answered_from_cache(cx, &url.to_string(), "GET") {
+                        Some(None) => {}
+                        Some(Some(cached)) => resources.push(cached),
+                        None => resources.push(self.fetch_resource(cx, url, depth + 1).await),
+                    }
+                }
+                resources
+            }
+        };
+        for resource in resources {
+            let ok = resource.success;
+            add_child(container, resource, true);
+            if !ok && !ignore_failures {
+                mark_failed(container);
+            }
+        }
     }
 
     /// The resources of one page fetched in parallel: the Cache Manager answers first,
@@ -271,6 +268,29 @@ impl HttpSampler {
         };
         self.with_embedded_resources(cx, result, depth).await
     }
+}
+
+/// The resources `page` references, as the parser for its media type finds them (none
+/// for an empty body or another type), less those the sampler's URL filters reject.
+pub(super) fn resource_urls(spec: &EmbeddedSpec, page: &SampleResult) -> Vec<Url> {
+    let Some(base) = page.url.as_deref().and_then(parse_any) else {
+        return Vec::new();
+    };
+    let urls = match (
+        page.response_data.is_empty(),
+        parser_for(&page.content_type),
+    ) {
+        (false, Some(Parser::Html)) => {
+            html_resource_urls(&decode(&page.response_data, &page.data_encoding), &base)
+        }
+        (false, Some(Parser::Css)) => {
+            css_resource_urls(&decode(&page.response_data, &page.data_encoding), &base)
+        }
+        _ => Vec::new(),
+    };
+    urls.into_iter()
+        .filter(|url| spec.wanted(&url.to_string()))
+        .collect()
 }
 
 /// Adds `child` as JMeter's `addSubResult` (sizes and end time accumulate) or, with

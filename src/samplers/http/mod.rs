@@ -15,7 +15,8 @@
 //!   ([`UserHttp`]), shared by all its HTTP samplers, as a JMeter thread does.
 //!
 //! * [`embedded`] fetches the resources of HTML and CSS responses as sub-results when
-//!   "Retrieve All Embedded Resources" is on.
+//!   "Retrieve All Embedded Resources" is on; [`parallel_requests`] (bzm Parallel HTTP
+//!   Requests) fetches a list of URLs the same way, as the resources of a page it makes.
 //!
 //! * [`dns`] is the DNS Cache Manager (per-user cache, static hosts, DNS servers) and
 //!   [`source`] the source address (`ipSource`) new connections are bound to.
@@ -41,6 +42,7 @@ mod http2;
 pub mod mirror;
 pub use branch::{lend_to_branch, take_back_from_branch};
 mod parallel;
+mod parallel_requests;
 mod redirects;
 mod request;
 mod response;
@@ -64,6 +66,7 @@ use super::new_result;
 use crate::foundation::clock::wall_clock_ms;
 
 pub(super) use self::bzm::build as build_bzm_http2;
+pub(super) use self::parallel_requests::build as build_parallel_http_requests;
 // The WebSocket samplers' upgrade request takes its headers, cookies and TLS from here.
 pub(super) use self::config::{cookie_manager, merge_headers, CookieManagerSpec};
 pub(super) use self::tls::{handshake as tls_handshake, Stream, VERIFY_PROPERTY};
@@ -183,6 +186,16 @@ fn build_with(
     http2: bool,
     adjust: impl FnOnce(&mut HttpSpec),
 ) -> Arc<dyn Sampler> {
+    Arc::new(http_sampler(cx, configs, http2, adjust))
+}
+
+/// The HTTP Request [`build_with`] makes, for plugin samplers that wrap one.
+fn http_sampler(
+    cx: &mut BuildContext<'_>,
+    configs: &[&Element],
+    http2: bool,
+    adjust: impl FnOnce(&mut HttpSpec),
+) -> HttpSampler {
     let mut spec = config::read(cx, configs);
     adjust(&mut spec);
     let kept_request = request::url_reads_only_properties(&spec)
@@ -225,7 +238,7 @@ fn build_with(
         .unwrap_or(client::DEFAULT_MAX_BODY);
     let sets_transfer_encoding = sets("Transfer-Encoding");
     let sets_connection = sets("Connection");
-    Arc::new(HttpSampler {
+    HttpSampler {
         spec,
         kept_request,
         fixed_timeouts,
@@ -235,7 +248,7 @@ fn build_with(
         sets_connection,
         implementation,
         max_body,
-    })
+    }
 }
 
 /// A timeout in ms; empty, 0 or invalid means none.
