@@ -25,12 +25,12 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("jmx-fixtures")
 }
 
-/// Runs `jmxr` with `args` in `workdir` and returns its output.
 /// A run that takes longer than this is a hang; it is killed and the test fails.
 const RUN_LIMIT: Duration = Duration::from_secs(120);
 
 /// Runs `jmxr` with `args` in `workdir` and returns its output. A run that does not end
-/// within two minutes is killed so that a broken loop cannot hang the suite.
+/// within two minutes is killed so that a broken loop cannot hang the suite. Both pipes
+/// are read while it runs: a child that fills a pipe nobody reads would block forever.
 pub fn jmxr(workdir: &Path, args: &[&str]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_jmxr"))
         .args(args)
@@ -39,19 +39,38 @@ pub fn jmxr(workdir: &Path, args: &[&str]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("jmxr runs");
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = std::io::Read::read_to_end(&mut pipe, &mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
     let started = Instant::now();
-    while child.try_wait().expect("jmxr can be waited for").is_none() {
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("jmxr can be waited for") {
+            break status;
+        }
         if started.elapsed() > RUN_LIMIT {
             let _ = child.kill();
-            let output = child.wait_with_output().expect("jmxr ends");
+            let _ = child.wait();
+            let stdout = stdout.join().unwrap_or_default();
             panic!(
                 "jmxr {args:?} did not end within {RUN_LIMIT:?}; stdout: {}",
-                String::from_utf8_lossy(&output.stdout)
+                String::from_utf8_lossy(&stdout)
             );
         }
         std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
     }
-    child.wait_with_output().expect("jmxr ends")
 }
 
 /// Runs `jmxr -n -t jmx-fixtures/<fixture> -l out.jtl <extra>` in a scratch folder and
