@@ -35,41 +35,12 @@ if [ -z "${JMXR:-}" ]; then
   cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml"
 fi
 
-mkdir -p "$WORK/www" "$WORK/logs"
+. "$ROOT/bench/lib/local_nginx.sh"
+start_local_nginx "$WORK" "$PORT" \
+  "log_format status '\$status'; access_log $WORK/logs/access.log status;" \
+  "location = /page { add_header Set-Cookie \"sid=\$request_id; Path=/\"; add_header Cache-Control no-cache; }"
 head -c 2048 /dev/zero | tr '\0' 'x' > "$WORK/www/page"
-chmod 755 "$WORK" "$WORK/www" "$WORK/logs" && chmod 644 "$WORK/www/page"
-cat > "$WORK/nginx.conf" <<CONF
-worker_processes 1;
-worker_rlimit_nofile 16384;
-daemon off;
-pid $WORK/nginx.pid;
-error_log $WORK/logs/error.log;
-events { worker_connections 12000; }
-http {
-  log_format status '\$status';
-  access_log $WORK/logs/access.log status;
-  server_tokens off;
-  keepalive_requests 100000000;
-  keepalive_timeout 120s;
-  client_body_temp_path $WORK/logs;
-  proxy_temp_path $WORK/logs;
-  fastcgi_temp_path $WORK/logs;
-  uwsgi_temp_path $WORK/logs;
-  scgi_temp_path $WORK/logs;
-  server {
-    listen 127.0.0.1:$PORT backlog=8192;
-    root $WORK/www;
-    location = /page {
-      add_header Set-Cookie "sid=\$request_id; Path=/";
-      add_header Cache-Control "no-cache";
-    }
-  }
-}
-CONF
-nginx -c "$WORK/nginx.conf" &
-NGINX_PID=$!
-sleep 1
-kill -0 "$NGINX_PID" 2>/dev/null || { echo "nginx did not start:"; cat "$WORK/logs/error.log"; exit 1; }
+chmod 644 "$WORK/www/page"
 
 PER_GROUP_PER_MINUTE=$((RATE * 60 / 2))
 "$JMXR" -n -t "$PLAN" -l "$WORK/soak.jtl" -Jport="$PORT" -Jusers="$USERS" \

@@ -359,15 +359,10 @@ fn open_model_sends_on_schedule_while_the_pool_allows_and_counts_late_arrivals_w
 #[test]
 fn the_dashboard_draws_the_planned_rate_beside_the_achieved_one() {
     let work = tempfile::tempdir().expect("scratch folder");
-    let plan = fixtures().join("bench/open_model_rate.jmx");
-    let output = jmxr(
+    let (jtl, _) = run_fixture_printing(
         work.path(),
+        "bench/open_model_rate.jmx",
         &[
-            "-n",
-            "-t",
-            plan.to_str().expect("UTF-8 path"),
-            "-l",
-            "out.jtl",
             "-e",
             "-o",
             "report",
@@ -376,7 +371,6 @@ fn the_dashboard_draws_the_planned_rate_beside_the_achieved_one() {
             "-Jarrivals=even",
         ],
     );
-    assert!(output.status.success(), "{output:?}");
     let data = std::fs::read_to_string(work.path().join("report/content/js/report-data.js"))
         .expect("report data");
     let json = data
@@ -392,7 +386,6 @@ fn the_dashboard_draws_the_planned_rate_beside_the_achieved_one() {
         .unwrap_or_else(|| panic!("no planned series in {graph}"));
     let points = planned["data"].as_array().expect("points");
     assert!(points.len() > 10, "{planned}");
-    let jtl = Jtl::read(&work.path().join("out.jtl"));
     let first = jtl
         .rows
         .iter()
