@@ -79,7 +79,7 @@ fn thread_cpu_time() -> Duration {
 fn watch_cpu(operations: u64) -> Option<rhai::Dynamic> {
     if operations == 1 {
         CALL_CPU_START.with(|start| start.set(thread_cpu_time()));
-    } else if operations % CPU_CHECK_EVERY == 0 {
+    } else if operations.is_multiple_of(CPU_CHECK_EVERY) {
         let used = thread_cpu_time().saturating_sub(CALL_CPU_START.with(Cell::get));
         if used > max_cpu() {
             return Some(rhai::Dynamic::from(used.as_millis() as i64));
