@@ -2,12 +2,14 @@
 //! subcommands into a command; [`run`] carries one invocation end to end (load, assemble,
 //! refuse or run, sinks, report); [`check`] lists what jmxr does with every element of a
 //! plan; [`migrate`] writes a plan whose scripts are translated to Rhai;
-//! [`udp_receiver`] is the receiving end of a UDP load test (`jmxr udp-sink`). The HTTP
+//! [`udp_receiver`] is the receiving end of a UDP load test (`jmxr udp-sink`);
+//! [`fuzzing`] holds the entry points of the fuzz targets. The HTTP
 //! mirror they can serve lives with the HTTP sampler (`samplers::http::mirror`).
 
 pub mod check;
 pub mod cli;
 pub mod criteria;
+pub mod fuzzing;
 mod live_sinks;
 pub mod migrate;
 pub mod plan_profile;

@@ -42,6 +42,7 @@ pub mod mirror;
 pub use branch::{lend_to_branch, take_back_from_branch};
 mod parallel;
 mod redirects;
+pub mod replay;
 mod request;
 mod response;
 mod source;
