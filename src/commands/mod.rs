@@ -3,12 +3,14 @@
 //! refuse or run, sinks, report); [`check`] lists what jmxr does with every element of a
 //! plan; [`migrate`] writes a plan whose scripts are translated to Rhai;
 //! [`udp_receiver`] is the receiving end of a UDP load test (`jmxr udp-sink`);
-//! `script_sandbox` sets where a run's scripts may read and write files. The HTTP
+//! `script_sandbox` sets where a run's scripts may read and write files; [`fuzzing`]
+//! holds the entry points of the fuzz targets. The HTTP
 //! mirror they can serve lives with the HTTP sampler (`samplers::http::mirror`).
 
 pub mod check;
 pub mod cli;
 pub mod criteria;
+pub mod fuzzing;
 mod live_sinks;
 pub mod migrate;
 pub mod plan_profile;

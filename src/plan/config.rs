@@ -10,7 +10,7 @@
 
 mod counter;
 mod csv_data_set;
-mod csv_file;
+pub mod csv_file;
 mod directory_listing;
 mod random_csv;
 mod random_variable;

@@ -21,7 +21,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
 use super::dns::{self, DnsCache, DnsManagerSpec};
@@ -501,7 +501,7 @@ async fn send_and_read(
     }
     let sent = (out.head.len() + out.body.len()) as i64;
     conn.buf.clear();
-    let mut reader = Reader {
+    let reader = Reader {
         stream: &mut conn.stream,
         buf: &mut conn.buf,
         pos: 0,
@@ -509,35 +509,14 @@ async fn send_and_read(
         timeout: out.read_timeout,
         max_body: out.max_body,
     };
-    let head_len = match reader.read_head().await {
-        Ok(Some(len)) => len,
+    let (mut incoming, framing) = match read_response(reader, out.method, started).await {
+        Ok(Some(read)) => read,
         Ok(None) if reused => return Err(Attempt::Stale),
         Ok(None) => return Err(Attempt::Failed(no_response(out.url))),
         Err(err) => return Err(Attempt::Failed(err)),
     };
-    let head = match std::str::from_utf8(&reader.buf[..head_len - 4]) {
-        Ok(text) => text.to_string(),
-        Err(_) => String::from_utf8_lossy(&reader.buf[..head_len - 4]).into_owned(),
-    };
-    reader.pos = head_len;
-    let (status, reason, headers) = parse_head(&head).map_err(Attempt::Failed)?;
-    let mut incoming = Incoming {
-        status,
-        head,
-        reason,
-        headers,
-        body: Vec::new(),
-        received: 0,
-        sent,
-        connect_ms,
-        latency_ms: 0,
-    };
-    let framing = framing(out.method, &incoming);
-    let body_result = reader.read_body(framing, started).await;
-    let latency = body_result.map_err(Attempt::Failed)?;
-    incoming.latency_ms = latency.unwrap_or(0);
-    incoming.body = reader.body();
-    incoming.received = reader.received;
+    incoming.sent = sent;
+    incoming.connect_ms = connect_ms;
     let close = incoming
         .header("Connection")
         .is_some_and(|v| v.eq_ignore_ascii_case("close"));
@@ -548,6 +527,61 @@ async fn send_and_read(
     let reusable =
         out.keep_alive && !close && http11_or_kept && !matches!(framing, Framing::UntilClose);
     Ok((incoming, reusable))
+}
+
+/// Reads one response, its head and then the body its framing announces; `None` when
+/// the stream ended before the first byte.
+async fn read_response<S: AsyncRead + Unpin>(
+    mut reader: Reader<'_, S>,
+    method: &str,
+    started: Instant,
+) -> Result<Option<(Incoming, Framing)>, TransportError> {
+    let Some(head_len) = reader.read_head().await? else {
+        return Ok(None);
+    };
+    let head = match std::str::from_utf8(&reader.buf[..head_len - 4]) {
+        Ok(text) => text.to_string(),
+        Err(_) => String::from_utf8_lossy(&reader.buf[..head_len - 4]).into_owned(),
+    };
+    reader.pos = head_len;
+    let (status, reason, headers) = parse_head(&head)?;
+    let mut incoming = Incoming {
+        status,
+        head,
+        reason,
+        headers,
+        body: Vec::new(),
+        received: 0,
+        sent: 0,
+        connect_ms: 0,
+        latency_ms: 0,
+    };
+    let framing = framing(method, &incoming);
+    let latency = reader.read_body(framing, started).await?;
+    incoming.latency_ms = latency.unwrap_or(0);
+    incoming.body = reader.body();
+    incoming.received = reader.received;
+    Ok(Some((incoming, framing)))
+}
+
+/// Reads one response to a `method` request from `wire`, the server's side of a
+/// connection, without a read timeout: what the fuzz targets replay (`http::replay`).
+pub(super) async fn read_response_from<S: AsyncRead + Unpin>(
+    wire: &mut S,
+    method: &str,
+    max_body: usize,
+) -> Result<Option<Incoming>, TransportError> {
+    let mut buf = Vec::with_capacity(READ_BUFFER);
+    let reader = Reader {
+        stream: wire,
+        buf: &mut buf,
+        pos: 0,
+        received: 0,
+        timeout: None,
+        max_body,
+    };
+    let read = read_response(reader, method, Instant::now()).await?;
+    Ok(read.map(|(incoming, _)| incoming))
 }
 
 /// Status code, reason and header positions of a response head.
@@ -695,8 +729,8 @@ fn io_error(err: &std::io::Error) -> TransportError {
 }
 
 /// Reads from the connection with a per-read timeout, counting every byte.
-struct Reader<'a> {
-    stream: &'a mut Stream,
+struct Reader<'a, S = Stream> {
+    stream: &'a mut S,
     buf: &'a mut Vec<u8>,
     /// Start of unread data in `buf`.
     pos: usize,
@@ -706,7 +740,7 @@ struct Reader<'a> {
     max_body: usize,
 }
 
-impl Reader<'_> {
+impl<S: AsyncRead + Unpin> Reader<'_, S> {
     /// Reads more bytes into `buf`; 0 at end of stream.
     async fn fill(&mut self) -> Result<usize, TransportError> {
         self.buf.reserve(READ_BUFFER);

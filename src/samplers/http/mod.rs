@@ -44,6 +44,7 @@ pub use branch::{lend_to_branch, take_back_from_branch};
 mod parallel;
 mod parallel_requests;
 mod redirects;
+pub mod replay;
 mod request;
 mod response;
 mod source;

@@ -11,6 +11,7 @@ use super::names::{
     is_binding, is_exception_class, looks_like_class, rhai_name, LIST_CLASSES, MAP_CLASSES,
     RHAI_RESERVED,
 };
+use super::walk::changes_variables;
 use super::SourceLanguage;
 use crate::script::shims;
 
@@ -121,6 +122,14 @@ impl Emitter {
             Expr::Step { op, prefix, target } => self.step_value(op, *prefix, target),
             Expr::Binary(op, left, right) => self.binary(op, left, right),
             Expr::Assign(op, target, value) => {
+                if changes_variables(target) {
+                    // The target is written twice below: its changes would happen twice.
+                    self.problem(
+                        "an assignment as a value into an element whose index changes a variable"
+                            .into(),
+                    );
+                    return "()".into();
+                }
                 // A statement block is an expression in Rhai: assign, then yield the value.
                 let assignment = self.assignment(op, target, value);
                 format!("{{ {assignment}; {} }}", self.expr(target))
@@ -166,6 +175,13 @@ impl Emitter {
 
     /// `i++` or `++i` used as a value: a block that steps and yields the old or new value.
     fn step_value(&mut self, op: &str, prefix: bool, target: &Expr) -> String {
+        if changes_variables(target) {
+            // The target is written twice below: its changes would happen twice.
+            self.problem(format!(
+                "`{op}` as a value on an element whose index changes a variable"
+            ));
+            return "()".into();
+        }
         let assign = if op == "++" { "+=" } else { "-=" };
         let step = self.assignment(assign, target, &Expr::Int(1));
         let current = self.expr(target);

@@ -149,11 +149,7 @@ impl Parser {
         if let Tok::Punct(op @ ("++" | "--")) = *self.peek() {
             self.pos += 1;
             let target = self.unary()?;
-            return Ok(Expr::Step {
-                op,
-                prefix: true,
-                target: Box::new(target),
-            });
+            return self.step(op, true, target);
         }
         if self.is_punct("(") {
             if let Some(cast) = self.cast()? {
@@ -162,6 +158,25 @@ impl Parser {
         }
         let primary = self.primary()?;
         self.postfix(primary)
+    }
+
+    /// `++`/`--` on `target`, which must be something assignable, as the four languages
+    /// require (`--x--` and `- --1` are syntax errors there).
+    fn step(&self, op: &'static str, prefix: bool, target: Expr) -> ParseResult<Expr> {
+        if !matches!(
+            target,
+            Expr::Ident(_) | Expr::Field { .. } | Expr::Index(..) | Expr::StaticField { .. }
+        ) {
+            return Err((
+                self.line(),
+                format!("`{op}` needs a variable, a field or an element to change"),
+            ));
+        }
+        Ok(Expr::Step {
+            op,
+            prefix,
+            target: Box::new(target),
+        })
     }
 
     /// `(Type) operand`, when what is in parentheses is a type and an operand follows.
@@ -583,11 +598,7 @@ impl Parser {
                 }
                 Tok::Punct(op @ ("++" | "--")) if !newline => {
                     self.pos += 1;
-                    value = Expr::Step {
-                        op,
-                        prefix: false,
-                        target: Box::new(value),
-                    };
+                    value = self.step(op, false, value)?;
                 }
                 Tok::Punct("{") if self.trailing_closure_follows() => {
                     let Expr::Ident(name) = value else {

@@ -282,3 +282,36 @@ vars.put("seq", String.valueOf(seq.incrementAndGet()))"#;
     );
     assert_eq!(var(&vars, "seq"), "6");
 }
+
+#[test]
+fn a_step_needs_something_to_change() {
+    let translation = translate(SourceLanguage::JavaScript, &format!("t{}1", "-".repeat(61)));
+    assert_eq!(translation.problems.len(), 1, "{translation:?}");
+    assert!(translation.problems[0]
+        .construct
+        .contains("`--` needs a variable"));
+    let (_, vars) = groovy(
+        "def a = [0, 0]\ndef i = 0\na[i]++\nvars.put('a', \"${a[0]}\")",
+        &[],
+    );
+    assert_eq!(var(&vars, "a"), "1");
+}
+
+#[test]
+fn a_step_as_a_value_on_an_element_whose_index_changes_is_untranslatable() {
+    let mut nested = String::from("i");
+    for _ in 0..26 {
+        nested = format!("a[{nested}++]");
+    }
+    let translation = translate(SourceLanguage::Java, &format!("x = {nested}++;"));
+    assert!(
+        translation
+            .problems
+            .iter()
+            .any(|p| p.construct.contains("whose index changes")),
+        "{:?}",
+        translation.problems
+    );
+    let translation = translate(SourceLanguage::Java, "x = (a[i++] = 2);");
+    assert!(!translation.problems.is_empty());
+}

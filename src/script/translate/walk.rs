@@ -137,6 +137,15 @@ fn walk_expr(expr: &Expr, on_stmt: &mut dyn FnMut(&Stmt), on_expr: &mut dyn FnMu
     }
 }
 
+/// Whether evaluating `expr` changes a variable: an assignment or `++`/`--` in it.
+pub fn changes_variables(expr: &Expr) -> bool {
+    let mut found = false;
+    walk_expr(expr, &mut |_| {}, &mut |e| {
+        found |= matches!(e, Expr::Assign(..) | Expr::Step { .. });
+    });
+    found
+}
+
 /// Names declared anywhere in `stmts`: `let`s, loop variables, catch variables,
 /// closure parameters.
 pub fn declared_names(stmts: &[Stmt]) -> HashSet<String> {
