@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use support::http_server::{serve, Reply};
-use support::{fixtures, jmxr, run_fixture_printing, Jtl};
+use support::{fixtures, jmxr, peak_rss_of_children_kb, run_fixture_printing, Jtl};
 
 /// Runs a fixture; returns its `.jtl` and what it printed.
 fn run(fixture: &str, extra: &[&str]) -> (Jtl, String) {
@@ -408,14 +408,6 @@ fn the_dashboard_draws_the_planned_rate_beside_the_achieved_one() {
     assert!(series
         .iter()
         .any(|s| s["label"] != "Open (planned arrivals/s)"));
-}
-
-/// The largest resident size of any child process this test binary has waited for.
-fn peak_rss_of_children_kb() -> i64 {
-    // SAFETY: getrusage writes into the zeroed struct it is given.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
-    usage.ru_maxrss
 }
 
 #[test]

@@ -8,7 +8,7 @@ mod hostile;
 mod support;
 
 use hostile::HostileServer;
-use support::{fixtures, jmxr, Jtl};
+use support::{fixtures, jmxr, peak_rss_of_children_kb, Jtl};
 
 /// Response timeout of the plan's samplers, in ms (`-Jtimeout`).
 const TIMEOUT_MS: i64 = 700;
@@ -74,13 +74,6 @@ const FAILURES: &[(&str, &str, &str)] = &[
 /// Answers HttpClient 4 accepts: with both framings the chunked one wins; bytes that
 /// are not UTF-8 are kept as they came.
 const ACCEPTED: &[&str] = &["length-and-chunked", "invalid-utf8"];
-
-fn peak_rss_of_children_kb() -> i64 {
-    // SAFETY: getrusage writes into the zeroed struct it is given.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
-    usage.ru_maxrss
-}
 
 #[test]
 fn every_hostile_answer_fails_its_sample_promptly_and_alone() {

@@ -73,6 +73,14 @@ pub fn jmxr(workdir: &Path, args: &[&str]) -> Output {
     }
 }
 
+/// The largest resident size (kB) of any child process this test binary has waited for.
+pub fn peak_rss_of_children_kb() -> i64 {
+    // SAFETY: getrusage writes into the zeroed struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    usage.ru_maxrss
+}
+
 /// Runs `jmxr -n -t jmx-fixtures/<fixture> -l out.jtl <extra>` in a scratch folder and
 /// returns the `.jtl` it wrote; panics with jmxr's stderr when the run fails.
 pub fn run_fixture(fixture: &str, extra: &[&str]) -> Jtl {
