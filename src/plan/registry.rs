@@ -161,6 +161,10 @@ const SSE: &str = "Server-Sent Events, which JMeter has no element for: one stre
 a count of them match an event type or a data pattern, or a timeout, with Last-Event-ID and \
 retry honoured on reconnection; see docs/sse.md";
 const PROTO: &str = "this protocol is not supported yet";
+const MQTT: &str = "one connection per user (TCP or SSL trusting any certificate), QoS 0-2, \
+retained messages, String/hex/random payloads with the timestamp prefix, sub by message count \
+or elapsed time, the plugin's codes and messages; WebSocket transports, client certificates and \
+automatic reconnection are not supported (see docs/mqtt.md)";
 const JDBC: &str = "PostgreSQL, MySQL and MariaDB with native drivers; every query type, parameter types and `]NULL[`, variable names, result variable, row limit and query timeout (see docs/jdbc.md); other databases' drivers are a plan error";
 const JDBC_POOL: &str = "org.postgresql.Driver, com.mysql.cj.jdbc.Driver, com.mysql.jdbc.Driver and org.mariadb.jdbc.Driver URLs; pool shared by variable name, max wait, auto-commit, isolation, init SQL, keep-alive; TLS connections and preinit are not supported yet (see docs/jdbc.md)";
 const NO_PLUGIN: &str = "not supported yet";
@@ -247,11 +251,11 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "jmxr.sse.CloseStream" => Sampler Supported "SSE Close Stream (jmxr's own)" SSE;
     "JMeter.plugins.functional.samplers.websocket.WebSocketSampler" => Sampler Supported "WebSocket Sampler (jmeter-websocket plugin)" "text messages with response and close patterns, streaming connections by connection id, the message backlog and the plugin's execution log as response message; no proxy, no Header or Cookie Manager (that plugin version has none); see docs/websocket.md";
     "vn.zalopay.benchmark.testbean.GrpcRequest" => Sampler Unsupported "GRPC Request" PROTO;
-    "net.xmeter.samplers.ConnectSampler" => Sampler Unsupported "MQTT Connect" PROTO;
-    "net.xmeter.samplers.ConnectionSampler" => Sampler Unsupported "MQTT Connection" PROTO;
-    "net.xmeter.samplers.DisConnectSampler" => Sampler Unsupported "MQTT DisConnect" PROTO;
-    "net.xmeter.samplers.PubSampler" => Sampler Unsupported "MQTT Pub Sampler" PROTO;
-    "net.xmeter.samplers.SubSampler" => Sampler Unsupported "MQTT Sub Sampler" PROTO;
+    "net.xmeter.samplers.ConnectSampler" => Sampler Supported "MQTT Connect" MQTT;
+    "net.xmeter.samplers.ConnectionSampler" => Sampler Unsupported "MQTT Connection" "the 1.0 plugin's background connection sampler (holds connections for a keep time after the test) is not supported; use MQTT Connect and a Constant Timer";
+    "net.xmeter.samplers.DisConnectSampler" => Sampler Supported "MQTT DisConnect" MQTT;
+    "net.xmeter.samplers.PubSampler" => Sampler Supported "MQTT Pub Sampler" MQTT;
+    "net.xmeter.samplers.SubSampler" => Sampler Supported "MQTT Sub Sampler" MQTT;
     "com.blazemeter.jmeter.xmpp.JMeterXMPPSampler" => Sampler Unsupported "jp@gc - XMPP Sampler" PROTO;
     "nz.co.breakpoint.jmeter.iso8583.ISO8583Sampler" => Sampler Unsupported "ISO8583 Sampler" PROTO;
     "co.signal.loadgen.LoadGenerator" => Sampler Unsupported "Kafka Load Generator (co.signal)" PROTO;

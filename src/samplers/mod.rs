@@ -14,7 +14,8 @@
 //! UDP sender behind Java Request classes and the jmeter-plugins UDP Request), [`tcp`]
 //! (TCP Sampler), [`ws`] (the Luminis WebSocket samplers), [`sse`] (jmxr's own
 //! Server-Sent Events samplers), [`jdbc`] (JDBC Request and processors, built by the
-//! assembler with the plan's connection configurations).
+//! assembler with the plan's connection configurations), [`mqtt`] (the xmeter MQTT
+//! samplers).
 
 pub mod bytes;
 pub mod debug;
@@ -23,6 +24,7 @@ pub mod flow_control;
 pub mod http;
 pub mod java;
 pub mod jdbc;
+pub mod mqtt;
 pub mod os_process;
 pub mod sse;
 pub mod tcp;
@@ -67,7 +69,9 @@ pub fn build(
         "com.blazemeter.jmeter.http.ParallelHTTPSampler" => {
             Some(http::build_parallel_http_requests(cx, configs))
         }
-        _ => sse::build(class, cx, configs).or_else(|| ws::build(class, cx, configs)),
+        _ => sse::build(class, cx, configs)
+            .or_else(|| ws::build(class, cx, configs))
+            .or_else(|| mqtt::build(class, cx)),
     }
 }
 
