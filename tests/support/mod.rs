@@ -6,6 +6,7 @@
 pub mod batch;
 pub mod db;
 pub mod jdbc_run;
+pub mod mosquitto;
 
 pub mod services;
 pub mod sockets;

@@ -117,9 +117,11 @@ impl Connection {
         }
         let (client, mut events) = AsyncClient::new(mqtt, 16);
         let timeout = Duration::from_secs(options.timeout_s.max(1));
+        // The plugin's client (Netty) sends without Nagle's delay.
         events
             .network_options
-            .set_connection_timeout(options.timeout_s.max(1));
+            .set_connection_timeout(options.timeout_s.max(1))
+            .set_tcp_nodelay(true);
         match tokio::time::timeout(timeout, events.poll()).await {
             Ok(Ok(Event::Incoming(Packet::ConnAck(_)))) => {}
             Ok(Ok(other)) => return Err(format!("expected CONNACK, got {other:?}")),
