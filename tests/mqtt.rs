@@ -55,7 +55,10 @@ fn xmeter_samplers_connect_publish_subscribe_and_fail_as_the_plugin_does() {
     );
     assert_eq!(pub_id.len(), 23);
     assert!(pub_id.starts_with("pub_") && pub_id[4..].chars().all(|c| c.is_ascii_hexdigit()));
-    assert!(log.contains(&format!("as {pub_id} (p2, c1, k30).")), "{log}");
+    assert!(
+        log.contains(&format!("as {pub_id} (p2, c1, k30).")),
+        "{log}"
+    );
     let (_, ssl_message, ssl_ok, _, _) = row(&jtl, "ssl connect");
     assert!(ssl_ok, "{ssl_message}");
     assert_eq!(client_id(ssl_message), "ssl_", "no suffix when it is off");
@@ -65,7 +68,8 @@ fn xmeter_samplers_connect_publish_subscribe_and_fail_as_the_plugin_does() {
     assert!(log.contains(&format!("k30, u'{}').", support::mosquitto::USER)));
     let subscriber = client_id(jtl.get(jtl.one("sub connect"), "responseMessage"));
     assert_eq!(
-        log.matches(&format!("Received PUBCOMP from {subscriber}")).count(),
+        log.matches(&format!("Received PUBCOMP from {subscriber}"))
+            .count(),
         3,
         "the QoS 2 messages were delivered at QoS 2"
     );
@@ -78,7 +82,9 @@ fn xmeter_samplers_connect_publish_subscribe_and_fail_as_the_plugin_does() {
         assert_eq!(jtl.get(row, "responseCode"), "200");
         assert_eq!(
             jtl.get(row, "responseMessage"),
-            format!("publish successfully for Connection HiveMQTTConnection{{clientId='{pub_id}'}}.")
+            format!(
+                "publish successfully for Connection HiveMQTTConnection{{clientId='{pub_id}'}}."
+            )
         );
         assert_eq!(jtl.int(row, "bytes"), "Publish successfuly.".len() as i64);
         assert_eq!(jtl.int(row, "sentBytes"), (stamp + "hello 2".len()) as i64);
@@ -95,8 +101,15 @@ fn xmeter_samplers_connect_publish_subscribe_and_fail_as_the_plugin_does() {
             .count(),
         3
     );
-    assert_eq!(log.matches(&format!("Sending PUBCOMP to {pub_id}")).count(), 3);
-    assert_eq!(log.matches(&format!("Received PUBREL from {pub_id}")).count(), 3);
+    assert_eq!(
+        log.matches(&format!("Sending PUBCOMP to {pub_id}")).count(),
+        3
+    );
+    assert_eq!(
+        log.matches(&format!("Received PUBREL from {pub_id}"))
+            .count(),
+        3
+    );
     for row in jtl.labelled("pub qos2") {
         assert_eq!(jtl.int(row, "sentBytes"), (stamp + 4) as i64, "JMXR in hex");
     }
@@ -115,9 +128,15 @@ fn xmeter_samplers_connect_publish_subscribe_and_fail_as_the_plugin_does() {
         ("200", "Received 5 of message.", true, 5 * 31)
     );
     let (code, message, _, bytes, _) = row(&jtl, "sub time");
-    assert_eq!((code, message, bytes), ("200", "Received 3 of message.", 3 * 28));
+    assert_eq!(
+        (code, message, bytes),
+        ("200", "Received 3 of message.", 3 * 28)
+    );
     let sub_time = jtl.one("sub time");
-    assert!(jtl.int(sub_time, "elapsed") < 1000, "elapsed is the mean delivery time");
+    assert!(
+        jtl.int(sub_time, "elapsed") < 1000,
+        "elapsed is the mean delivery time"
+    );
     assert_eq!(row(&jtl, "sub retained").1, "Received 1 of message.");
     assert_eq!(row(&jtl, "sub retained").3, 4, "the retained 'kept'");
 
@@ -128,19 +147,35 @@ fn xmeter_samplers_connect_publish_subscribe_and_fail_as_the_plugin_does() {
     );
     assert!(log.contains(&format!("Received DISCONNECT from {pub_id}")));
     let failures = [
-        ("pub without connection", "500", "Publish: Connection not found."),
+        (
+            "pub without connection",
+            "500",
+            "Publish: Connection not found.",
+        ),
         ("disconnect again", "500", "Connection not found."),
         (
             "sub without connection",
             "500",
             "Subscribe failed because connection is not established.",
         ),
-        ("connect refused", "502", "Failed to establish Connection null."),
-        ("connect bad password", "502", "Failed to establish Connection null."),
+        (
+            "connect refused",
+            "502",
+            "Failed to establish Connection null.",
+        ),
+        (
+            "connect bad password",
+            "502",
+            "Failed to establish Connection null.",
+        ),
     ];
     for (label, code, message) in failures {
         let (seen_code, seen_message, success, _, _) = row(&jtl, label);
-        assert_eq!((seen_code, seen_message, success), (code, message, false), "{label}");
+        assert_eq!(
+            (seen_code, seen_message, success),
+            (code, message, false),
+            "{label}"
+        );
     }
     assert_eq!(
         row(&jtl, "connect again").1,
@@ -155,7 +190,8 @@ fn xmeter_samplers_connect_publish_subscribe_and_fail_as_the_plugin_does() {
                 .as_str()
         )
     );
-    let expected = format!("Client [{pub_id}] publish failed: hexBinary needs to be even-length: abc");
+    let expected =
+        format!("Client [{pub_id}] publish failed: hexBinary needs to be even-length: abc");
     assert_eq!(bytes, expected.len() as i64);
     assert_eq!(
         row(&jtl, "pub without connection").3,

@@ -15,12 +15,13 @@
 //! (TCP Sampler), [`ws`] (the Luminis WebSocket samplers), [`sse`] (jmxr's own
 //! Server-Sent Events samplers), [`jdbc`] (JDBC Request and processors, built by the
 //! assembler with the plan's connection configurations), [`mqtt`] (the xmeter MQTT
-//! samplers).
+//! samplers), [`ftp`] (FTP Request).
 
 pub mod bytes;
 pub mod debug;
 pub mod dummy;
 pub mod flow_control;
+pub mod ftp;
 pub mod http;
 pub mod java;
 pub mod jdbc;
@@ -58,6 +59,9 @@ pub fn build(
         }
         "kg.apc.jmeter.samplers.UDPSampler" => Some(udp::plugin::build(cx)),
         "kg.apc.jmeter.samplers.DummySampler" => Some(dummy::build(cx)),
+        "FTPSampler" | "org.apache.jmeter.protocol.ftp.sampler.FTPSampler" => {
+            Some(ftp::build(cx, configs))
+        }
         "TCPSampler" | "org.apache.jmeter.protocol.tcp.sampler.TCPSampler" => {
             Some(tcp::build(cx, configs))
         }
@@ -268,7 +272,7 @@ mod tests {
 
     #[test]
     fn unknown_classes_are_not_built_here() {
-        let element = element("FTPSampler", "FtpTestSamplerGui", "x", vec![]);
+        let element = element("LDAPSampler", "LdapTestSamplerGui", "x", vec![]);
         let (sampler, diagnostics) = build_element(&element, &[]);
         assert!(sampler.is_none());
         assert!(diagnostics.is_empty());

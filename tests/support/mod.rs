@@ -5,6 +5,7 @@
 
 pub mod batch;
 pub mod db;
+pub mod ftp_server;
 pub mod jdbc_run;
 pub mod mosquitto;
 

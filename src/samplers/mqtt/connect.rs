@@ -70,7 +70,9 @@ fn java_int(text: &str) -> Result<i32, ()> {
 /// The plugin's `Util.generateClientId`: the prefix, then the start of a random
 /// version-4 UUID's hex digits up to 23 characters.
 fn client_id(prefix: &str, rng: &mut impl Rng) -> Result<String, ()> {
-    let room = MAX_CLIENT_ID_LENGTH.checked_sub(prefix.chars().count()).ok_or(())?;
+    let room = MAX_CLIENT_ID_LENGTH
+        .checked_sub(prefix.chars().count())
+        .ok_or(())?;
     let mut uuid: [u8; 16] = rng.gen();
     uuid[6] = (uuid[6] & 0x0f) | 0x40;
     uuid[8] = (uuid[8] & 0x3f) | 0x80;
@@ -141,8 +143,7 @@ impl ConnectSampler {
                 "502",
                 "Failed to establish Connection null. Please check SSL authentication info."
                     .to_string(),
-                "Failed to establish Connection. Please check SSL authentication info."
-                    .to_string(),
+                "Failed to establish Connection. Please check SSL authentication info.".to_string(),
             );
         };
         let client_id = options.client_id.clone();

@@ -188,7 +188,11 @@ impl SubSampler {
             let available = wanted.min(connection.received.len());
             connection.received.drain(..available).collect()
         };
-        finish(result, report(messages, add_timestamp, debug), add_timestamp)
+        finish(
+            result,
+            report(messages, add_timestamp, debug),
+            add_timestamp,
+        )
     }
 }
 
