@@ -64,7 +64,7 @@ fn java_int(text: &str) -> Result<i32, String> {
 
 /// `DatatypeConverter.parseHexBinary`, failing with its messages.
 fn hex_to_binary(text: &str) -> Result<Vec<u8>, String> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return Err(format!("hexBinary needs to be even-length: {text}"));
     }
     let digit = |c: u8| (c as char).to_digit(16);
