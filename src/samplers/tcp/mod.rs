@@ -119,7 +119,7 @@ pub fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn Sampler
 /// A property after JMeter's config merge: the sampler's own value unless it is absent
 /// or empty, then the first non-empty value among the configs (innermost first); an
 /// empty value when that is all there is; `None` when no element has it.
-fn merged_text(own: &Element, configs: &[&Element], name: &str) -> Option<String> {
+pub(crate) fn merged_text(own: &Element, configs: &[&Element], name: &str) -> Option<String> {
     let mut found = own.str_prop(name);
     if found.is_some_and(|text| !text.is_empty()) {
         return found.map(str::to_string);
