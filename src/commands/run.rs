@@ -144,6 +144,7 @@ pub async fn run(config: RunConfig) -> Outcome {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from(".")),
+        fifo: Default::default(),
     };
     let shared = Arc::new(RunShared::new(properties, test, config.seed));
     super::script_sandbox::install(&shared.test.plan_dir, &shared.props);

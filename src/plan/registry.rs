@@ -307,7 +307,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "AnchorModifier" => PreProcessor Unsupported "HTML Link Parser" "not supported yet: take the link with a Regular Expression or CSS Selector Extractor and use the variable in the request";
     "RegExUserParameters" => PreProcessor Unsupported "RegEx User Parameters" "not supported yet: a Regular Expression Extractor followed by a JSR223 PreProcessor that sets the parameters does the same";
     "JDBCPreProcessor" => PreProcessor Supported "JDBC PreProcessor" JDBC;
-    "kg.apc.jmeter.modifiers.FifoPopPreProcessor" => PreProcessor Unsupported "jp@gc - Inter-Thread Communication PreProcessor" NO_PLUGIN;
+    "kg.apc.jmeter.modifiers.FifoPopPreProcessor" => PreProcessor Supported "jp@gc - Inter-Thread Communication PreProcessor" "takes the oldest value of a named queue shared by the whole run into a variable, waiting up to `Timeout` seconds (empty: without limit); a timed-out pop leaves the variable unset; a stop of the run ends the wait with `INTERRUPTED`; `__fifoPop`, `__fifoPut`, `__fifoGet` and `__fifoSize` reach the same queues; queues have no capacity limit";
     "kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor" => PreProcessor Unsupported "jp@gc - Raw Data Source PreProcessor" NO_PLUGIN;
     "nz.co.breakpoint.jmeter.iso8583.ISO8583Crypto" => PreProcessor Unsupported "ISO8583 Crypto PreProcessor" PROTO;
 
@@ -328,7 +328,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "BeanShellPostProcessor" => PostProcessor Supported "BeanShell PostProcessor" SCRIPT;
     "BSFPostProcessor" => PostProcessor Supported "BSF PostProcessor" SCRIPT;
     "JDBCPostProcessor" => PostProcessor Supported "JDBC PostProcessor" JDBC;
-    "kg.apc.jmeter.modifiers.FifoPutPostProcessor" => PostProcessor Unsupported "jp@gc - Inter-Thread Communication PostProcessor" NO_PLUGIN;
+    "kg.apc.jmeter.modifiers.FifoPutPostProcessor" => PostProcessor Supported "jp@gc - Inter-Thread Communication PostProcessor" "puts its `Value`, evaluated after the sample, into a named queue shared by the whole run";
 
     "ResponseAssertion" => Assertion Supported "Response Assertion" "";
     "DurationAssertion" => Assertion Supported "Duration Assertion" "";
