@@ -577,6 +577,7 @@ fn open_sinks(
         sinks.push(Box::new(sink));
     }
     sinks.extend(auto_stop_sinks(plan, shared));
+    sinks.extend(super::flexible_file_sinks::open(plan, shared));
     sinks.extend(super::live_sinks::backend_sinks(plan, shared));
     sinks.extend(super::live_sinks::prometheus_sink(plan, shared));
     Ok(sinks)

@@ -19,6 +19,7 @@ pub mod controllers;
 pub mod debug_dump;
 pub mod extractors;
 pub mod fifo;
+pub mod flexible_file_writer;
 pub mod open_model;
 pub mod registry;
 pub mod response_forms;

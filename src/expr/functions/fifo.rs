@@ -129,9 +129,7 @@ fn pop_blocking(ctx: &EvalContext<'_>, name: &str, timeout: Option<Duration>) ->
         Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
             tokio::task::block_in_place(|| handle.block_on(fifo.pop(name, timeout)))
         }
-        _ => fifo
-            .try_pop(name)
-            .map_or(Popped::TimedOut, Popped::Value),
+        _ => fifo.try_pop(name).map_or(Popped::TimedOut, Popped::Value),
     }
 }
 
