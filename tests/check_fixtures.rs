@@ -50,7 +50,7 @@ fn check_lists_unsupported_elements_with_paths_and_exits_2() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("2 unsupported (1 change the load or the verdict)"),
+        stdout.contains("1 unsupported (1 change the load or the verdict)"),
         "{stdout}"
     );
 }
