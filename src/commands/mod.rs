@@ -10,6 +10,7 @@
 pub mod check;
 pub mod cli;
 pub mod criteria;
+mod flexible_file_sinks;
 pub mod fuzzing;
 mod live_sinks;
 pub mod migrate;

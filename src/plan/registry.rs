@@ -316,7 +316,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "AnchorModifier" => PreProcessor Unsupported "HTML Link Parser" "not supported yet: take the link with a Regular Expression or CSS Selector Extractor and use the variable in the request";
     "RegExUserParameters" => PreProcessor Unsupported "RegEx User Parameters" "not supported yet: a Regular Expression Extractor followed by a JSR223 PreProcessor that sets the parameters does the same";
     "JDBCPreProcessor" => PreProcessor Supported "JDBC PreProcessor" JDBC;
-    "kg.apc.jmeter.modifiers.FifoPopPreProcessor" => PreProcessor Unsupported "jp@gc - Inter-Thread Communication PreProcessor" NO_PLUGIN;
+    "kg.apc.jmeter.modifiers.FifoPopPreProcessor" => PreProcessor Supported "jp@gc - Inter-Thread Communication PreProcessor" "takes the oldest value of a named queue shared by the whole run into a variable, waiting up to `Timeout` seconds (empty: without limit); a timed-out pop leaves the variable unset; a stop of the run ends the wait with `INTERRUPTED`; `__fifoPop`, `__fifoPut`, `__fifoGet` and `__fifoSize` reach the same queues; queues have no capacity limit";
     "kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor" => PreProcessor Unsupported "jp@gc - Raw Data Source PreProcessor" NO_PLUGIN;
     "nz.co.breakpoint.jmeter.iso8583.ISO8583Crypto" => PreProcessor Unsupported "ISO8583 Crypto PreProcessor" PROTO;
 
@@ -337,7 +337,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "BeanShellPostProcessor" => PostProcessor Supported "BeanShell PostProcessor" SCRIPT;
     "BSFPostProcessor" => PostProcessor Supported "BSF PostProcessor" SCRIPT;
     "JDBCPostProcessor" => PostProcessor Supported "JDBC PostProcessor" JDBC;
-    "kg.apc.jmeter.modifiers.FifoPutPostProcessor" => PostProcessor Unsupported "jp@gc - Inter-Thread Communication PostProcessor" NO_PLUGIN;
+    "kg.apc.jmeter.modifiers.FifoPutPostProcessor" => PostProcessor Supported "jp@gc - Inter-Thread Communication PostProcessor" "puts its `Value`, evaluated after the sample, into a named queue shared by the whole run";
 
     "ResponseAssertion" => Assertion Supported "Response Assertion" "";
     "DurationAssertion" => Assertion Supported "Duration Assertion" "";
@@ -380,7 +380,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "com.github.johrstrom.listener.PrometheusListener" => Listener Supported "Prometheus Listener" "an HTTP endpoint (`prometheus.ip`, `prometheus.port`, `prometheus.delay`) with the plugin's counters, success ratios, histograms and summaries over response time, size, latency, idle and connect time, labelled by `label`, `code`, `thread_group` or a `sample_variables` entry, and `jmeter_threads`; no JVM metrics";
     "kg.apc.jmeter.listener.GraphsGeneratorListener" => Listener Unsupported "jp@gc - Graphs Generator" "draws graphs as files; the HTML dashboard (`-e -o DIR`) draws them instead";
     "kg.apc.jmeter.reporters.LoadosophiaUploader" => Listener Unsupported "jp@gc - BlazeMeter Sense Uploader" "uploading to BlazeMeter is not supported; the HTML dashboard (`-e -o DIR`) shows the results";
-    "kg.apc.jmeter.reporters.FlexibleFileWriter" => Listener Unsupported "jp@gc - Flexible File Writer" "its own file format is not written yet; `sample_variables` puts variables in the .jtl instead";
+    "kg.apc.jmeter.reporters.FlexibleFileWriter" => Listener Supported "jp@gc - Flexible File Writer" "the plugin's `columns` syntax (every field name, `variable#N` from `sample_variables`, `\\t`/`\\r`/`\\n` escapes, an empty piece between bars for a bar, other text as written), header and footer, overwrite or append; records reach the file in buffered blocks rather than one write per sample";
     "ResultSaver" => Listener Supported "Save Responses to a file" "every option (prefix with `~/` for the plan's folder, variable name, errors or successes only, timestamp, number padding, no number, no suffix, transaction samples skipped); sub-samples get their own files; one number sequence per element for the whole run, as in JMeter";
     "MailerResultCollector" => Listener Unsupported "Mailer Visualizer" "sending mail is not planned";
     "JSR223Listener" => Listener Supported "JSR223 Listener" SCRIPT;
