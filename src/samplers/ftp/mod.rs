@@ -32,7 +32,7 @@ use crate::plan::{BuildContext, SampleContext, Sampler};
 use crate::sample::{SampleResult, Stopwatch};
 use crate::samplers::new_result;
 use crate::samplers::tcp::connection::{connect, io_text};
-use crate::samplers::tcp::merged_text;
+use crate::samplers::tcp::{applicable_configs, merged_text};
 
 use client::Control;
 
@@ -62,14 +62,7 @@ pub struct FtpSampler {
 
 /// Builds an FTP Request, merging the applicable config elements among `configs`.
 pub fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn Sampler> {
-    let applicable: Vec<&Element> = configs
-        .iter()
-        .copied()
-        .filter(|config| {
-            let short = config.gui.rsplit('.').next().unwrap_or("");
-            APPLICABLE_CONFIG_GUIS.contains(&short)
-        })
-        .collect();
+    let applicable = applicable_configs(configs, &APPLICABLE_CONFIG_GUIS);
     let mut merged =
         |name: &str| merged_text(cx.element, &applicable, name).map(|text| cx.compile(&text));
     let settings = Settings {
