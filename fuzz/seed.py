@@ -75,6 +75,15 @@ put("data_files", b"\x04ms\n" + (JTL_HEADER
 put("data_files", b"\x04yyyy/MM/dd HH:mm:ss.SSS\n" + (JTL_HEADER
     + "2024/01/02 03:04:05.678,12,Home,200,OK,TG 1-1,text,true,,100,50,1,1,,10,0,2\n").encode())
 put("data_files", b"\x04\n1700000000000|5|x|200|OK|t|text|true||1|1|1|1|u|1|0|0\n")
+XML_SAMPLE = ('<httpSample t="12" it="0" lt="10" ct="2" ts="1700000000000" s="false" lb="a &amp; b" '
+              'rc="500" rm="line&#xa;two" tn="TG 1-1" dt="text" by="100" sby="50" ng="1" na="1" var="7">\n'
+              '  <assertionResult>\n    <name>R</name>\n    <failure>true</failure>\n    <error>false</error>\n'
+              '    <failureMessage>no &lt;ok&gt;</failureMessage>\n  </assertionResult>\n'
+              '  <sample t="1" lt="0" ts="1700000000001" s="true" lb="sub" rc="200" rm="OK" tn="TG 1-1" '
+              'by="1" ng="1" na="1"/>\n'
+              '  <responseData class="java.lang.String">&lt;html&gt;</responseData>\n  <null/>\n</httpSample>\n')
+put("data_files", b"\x04\n" + ('<?xml version="1.0" encoding="UTF-8"?>\n<testResults version="1.2">\n'
+    + XML_SAMPLE + XML_SAMPLE + '\n</testResults>\n').encode())
 
 body = b'{"a":[1,2,3],"b":"hello"}' * 4
 RESPONSES = [

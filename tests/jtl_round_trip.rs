@@ -143,3 +143,30 @@ fn an_xml_jtl_holds_the_live_numbers() {
         samples.iter().filter_map(|s| s.attribute("lb")).collect();
     assert_eq!(labels.len(), 2, "{labels:?}");
 }
+
+/// `-g` reads XML too (JMeter's report generator does not): the dashboard from an XML
+/// `.jtl` equals the live one, with sub-samples, assertion results and sample variables in
+/// the file.
+#[test]
+fn an_xml_jtl_reads_back_with_the_live_numbers() {
+    for settings in [
+        &[("output_format", "xml")][..],
+        &[
+            ("output_format", "xml"),
+            ("sample_variables", "note"),
+            ("assertion_results_failure_message", "true"),
+            ("response_data", "true"),
+            ("timestamp_format", "yyyy-MM-dd'T'HH:mm:ss.SSS"),
+        ],
+    ] {
+        let work = tempfile::tempdir().unwrap();
+        let live = run_live(work.path(), settings);
+        let mut args: Vec<String> = ["-g", "out.jtl", "-o", "back"].map(String::from).to_vec();
+        args.extend(flags(settings));
+        let stderr = run(work.path(), &args);
+        assert!(!stderr.contains("warning"), "{settings:?}: {stderr}");
+        let back = statistics(&work.path().join("back"));
+        assert_eq!(live["Total"]["sampleCount"], 240, "{settings:?}");
+        assert_eq!(back, live, "{settings:?}");
+    }
+}

@@ -21,7 +21,7 @@ use crate::query::jmespath::JmesPath;
 use crate::query::jsonpath::JsonPath;
 use crate::query::xml_load::{self, ParseOptions};
 use crate::query::{css_select::Selector, html_parse, xpath, xpath_parse::Version};
-use crate::results::{JtlReader, JtlRecord, SaveConfig};
+use crate::results::{JtlRecord, ResultsReader, SaveConfig};
 use crate::samplers::http::replay::replay;
 use crate::script::translate::{translate, SourceLanguage};
 
@@ -270,7 +270,7 @@ fn read_jtl(content: &[u8]) {
     let Ok(save) = SaveConfig::from_properties(&Properties::new()) else {
         return;
     };
-    let Ok(mut reader) = JtlReader::new(file, Path::new("fuzz.jtl"), &save, format) else {
+    let Ok(mut reader) = ResultsReader::open(file, Path::new("fuzz.jtl"), &save, format) else {
         return;
     };
     reader.want_variables(&["var".to_string(), "Latency".to_string()]);

@@ -17,7 +17,8 @@ use std::sync::mpsc;
 
 use crate::foundation::properties::Properties;
 use crate::results::{
-    AggregateSettings, Aggregator, JtlReader, JtlRecord, Observation, SampleEvent, SaveConfig, Sink,
+    AggregateSettings, Aggregator, JtlRecord, Observation, ResultsReader, SampleEvent, SaveConfig,
+    Sink,
 };
 
 /// What the "Test and Report information" table shows.
@@ -167,7 +168,7 @@ fn read_batches(
         let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let input = BufReader::with_capacity(1 << 16, file);
         let mut reader =
-            JtlReader::new(input, path, save, timestamp_format).map_err(|e| e.to_string())?;
+            ResultsReader::open(input, path, save, timestamp_format).map_err(|e| e.to_string())?;
         reader.want_variables(variables);
         loop {
             let mut batch = spare

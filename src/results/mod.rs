@@ -24,6 +24,7 @@ mod prometheus;
 mod jtl_file;
 mod percentile;
 mod read;
+mod read_xml;
 mod record_file;
 
 mod save_config;
@@ -44,6 +45,7 @@ pub use percentile::Distribution;
 pub use progress::{ConsoleLines, Progress, ProgressSettings, ProgressSink};
 pub use prometheus::PrometheusSink;
 pub use read::{JtlReader, JtlRecord, ReadError};
+pub use read_xml::{ResultsReader, XmlJtlReader};
 pub use save_config::{SaveConfig, SaveConfigError};
 pub use summariser::{Clock, Summariser, SystemClock};
 pub use xml::{

@@ -1,4 +1,5 @@
-//! Reading CSV `.jtl` files back, one record at a time, for the dashboard (`-g`).
+//! Reading CSV `.jtl` files back, one record at a time, for the dashboard (`-g`); XML ones
+//! are read by [`super::read_xml`], which also picks the reader for a file.
 //!
 //! The reader takes any JMeter 2.x–5.x layout: a header line names the columns (any subset,
 //! any order, quoted sample variables at the end); a file without a header is described by
@@ -243,9 +244,8 @@ impl<R: BufRead> JtlReader<R> {
             return Err(ReadError::Record {
                 path: self.path.clone(),
                 line: start,
-                message: "an XML results file: the report reads CSV results, as JMeter's \
-                          report generator does; run again with \
-                          -Jjmeter.save.saveservice.output_format=csv"
+                message: "an XML results file, where CSV results are expected; write CSV \
+                          with -Jjmeter.save.saveservice.output_format=csv"
                     .into(),
             });
         }
@@ -395,7 +395,7 @@ fn copy(to: &mut String, from: &[u8]) {
 }
 
 /// A decimal integer, spaces around allowed, without going through a `str`.
-fn parse_int(field: &[u8]) -> Option<i64> {
+pub(super) fn parse_int(field: &[u8]) -> Option<i64> {
     let text = field.trim_ascii();
     let digits = match text.first() {
         Some(b'-' | b'+') => &text[1..],

@@ -276,7 +276,7 @@ fn escape_into(out: &mut String, text: &str, is_attribute: bool) {
 
 /// XStream's XML-friendly name coding, for sample variable attribute names: `$` becomes
 /// `_-`, `_` becomes `__`, and characters not allowed in a name become `_.` and 4 hex digits.
-fn encode_name(name: &str) -> String {
+pub(super) fn encode_name(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for (i, c) in name.chars().enumerate() {
         match c {
