@@ -148,15 +148,13 @@ impl<R: BufRead> XmlJtlReader<R> {
                         };
                     }
                 }
-                Event::Empty(start) => {
-                    if is_sample(&start) {
-                        let at = Location::of(&self.path, &self.xml);
-                        if let Err(err) = sample_attributes(&start, record, &mut self.custom, &at) {
-                            return self.failed(err);
-                        }
-                        record.failure_message.clear();
-                        return Ok(Some(()));
+                Event::Empty(start) if is_sample(&start) => {
+                    let at = Location::of(&self.path, &self.xml);
+                    if let Err(err) = sample_attributes(&start, record, &mut self.custom, &at) {
+                        return self.failed(err);
                     }
+                    record.failure_message.clear();
+                    return Ok(Some(()));
                 }
                 Event::End(_) => {
                     self.depth -= 1;

@@ -52,7 +52,7 @@ fn sample(label: &str, timestamp: i64, elapsed: i64, success: bool) -> SampleRes
     s.response_message = "line one\nline \"two\" & <three>\t!".to_string().into();
     s.thread_name = "Group 1-1".to_string().into();
     s.data_type = "text";
-    s.response_data = b"body".to_vec().into();
+    s.response_data = b"body".to_vec();
     s.sent_bytes = 17;
     s.grp_threads = 2;
     s.all_threads = 5;
@@ -240,7 +240,7 @@ fn with_required_attributes(xml: &str) -> String {
         out.push_str(&rest[..at]);
         rest = &rest[at..];
         let name_end = rest[1..]
-            .find(|c: char| c == ' ' || c == '>' || c == '/')
+            .find([' ', '>', '/'])
             .map_or(rest.len(), |i| i + 1);
         let name = &rest[1..name_end];
         out.push_str(&rest[..name_end]);
