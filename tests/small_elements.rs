@@ -66,3 +66,25 @@ fn inter_thread_communication_passes_values_between_threads() {
         "the empty pop waited {waited} ms"
     );
 }
+
+/// The jp@gc JSON and XML Format Post Processors rewrite the body before the extractors
+/// after them: a Regular Expression Extractor that expects one value per line, indented
+/// as json-lib and the JDK print, finds it; a body that is not JSON stays as it was.
+#[test]
+fn format_post_processors_pretty_print_the_body_for_later_extractors() {
+    let server = serve(|request| match request.target.as_str() {
+        "/json" => Reply::ok(r#"{"id":7,"items":[1,2],"name":"a"}"#),
+        "/xml" => Reply::ok("<?xml version=\"1.0\"?><r><id>9</id><n/></r>"),
+        "/text" => Reply::ok("plain"),
+        _ => Reply::ok("ok"),
+    });
+    let port = format!("-Jport={}", server.port);
+    let jtl = run_fixture("elements/format_post_processors.jmx", &[&port]);
+    assert_eq!(jtl.rows.len(), 4);
+    let checked: Vec<String> = server
+        .requests_to("/check/")
+        .into_iter()
+        .map(|r| r.target)
+        .collect();
+    assert_eq!(checked, ["/check/7/9/plain"]);
+}

@@ -146,7 +146,6 @@ nested frames, URL filters, parallel downloads with their pool size), source add
 ALPN when the run sets jmxr.http.http2=true (see docs/http2.md)";
 const BZM_HTTP2: &str = "runs as an HTTP Request over HTTP/2 where the server offers it in \
 ALPN, else HTTP/1.1 (see docs/http2.md); no server push, h2c or prioritisation";
-const REFORMAT: &str = "not supported yet: the response stays as the server sent it";
 const SCRIPT: &str = "runs on Rhai, compiled once: `scriptLanguage` rhai as is; groovy, java, \
 beanshell, javascript and jexl translated to Rhai at plan time (what does not translate is \
 reported by `check`); see docs/scripting.md";
@@ -329,9 +328,9 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "XPath2Extractor" => PostProcessor Supported "XPath2 Extractor" "XPath 1.0 plus the XPath 2 parts plans use: sequences, `eq`/`ne`/`lt`/..., `if then else`, `idiv`, `*:name`, a function as last step, and `ends-with`, `matches`, `replace`, `lower-case`, `upper-case`, `string-join`, `tokenize`, `distinct-values`, `exists`, `empty`, `min`, `max`, `avg`, `abs`, `data`, `reverse`, `subsequence`, `head`, `tail`, `compare`; other constructs (`for`, `some`, `let`, types, `||`) are plan errors naming them; numbers are doubles, not decimals";
     "DebugPostProcessor" => PostProcessor Supported "Debug PostProcessor" "the sampler-properties section is left out (post-processors do not see the sampler element)";
     "com.atlantbh.jmeter.plugins.jsonutils.jsonpathextractor.JSONPathExtractor" => PostProcessor Supported "jp@gc - JSON Path Extractor" "one JSONPath (as the JSON Extractor reads it) from the body or a variable; arrays into name_1..name_n and name_matchNr, other values as the plugin prints them; the default when nothing is found";
-    "com.atlantbh.jmeter.plugins.jsontoxmlconverter.JSONToXMLConverter" => PostProcessor Unsupported "jp@gc - JSON to XML Converter" REFORMAT;
-    "com.atlantbh.jmeter.plugins.jsonutils.jsonformatter.JSONFormatter" => PostProcessor Unsupported "jp@gc - JSON Format Post Processor" REFORMAT;
-    "com.atlantbh.jmeter.plugins.xmlformatter.XMLFormatPostProcessor" => PostProcessor Unsupported "jp@gc - XML Format Post Processor" REFORMAT;
+    "com.atlantbh.jmeter.plugins.jsontoxmlconverter.JSONToXMLConverter" => Sampler Unsupported "jp@gc - JSON to XML Converter" "not supported yet: this sampler converts its JSON input to XML as json-lib's XMLSerializer writes it; a JSR223 Sampler can build the XML instead";
+    "com.atlantbh.jmeter.plugins.jsonutils.jsonformatter.JSONFormatter" => PostProcessor Supported "jp@gc - JSON Format Post Processor" "pretty-prints the main sample's JSON body as the plugin's json-lib does (indent 4, its layout quirks); strict JSON only: json-lib's lenient forms (single quotes, unquoted keys, `=`) leave the body unchanged with a warning";
+    "com.atlantbh.jmeter.plugins.xmlformatter.XMLFormatPostProcessor" => PostProcessor Supported "jp@gc - XML Format Post Processor" "pretty-prints the main sample's XML body as the JDK's identity transform with indent 2 does (declaration with `standalone=\"no\"`, attributes sorted by name, whitespace-only text dropped); whitespace around mixed content can differ";
     "ResultAction" => PostProcessor Supported "Result Status Action Handler" "";
     "JSR223PostProcessor" => PostProcessor Supported "JSR223 PostProcessor" SCRIPT;
     "BeanShellPostProcessor" => PostProcessor Supported "BeanShell PostProcessor" SCRIPT;

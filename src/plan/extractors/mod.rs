@@ -12,6 +12,7 @@
 mod boundary;
 mod css_extractor;
 mod debug;
+mod formatters;
 mod jmespath_extractor;
 mod json;
 mod json_path_plugin;
@@ -51,6 +52,8 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn PostProce
         "HtmlExtractor" => Arc::new(CssExtractor::build(cx)),
         "XPath2Extractor" => Arc::new(XPath2Extractor::build(cx)),
         super::fifo::PUT_CLASS => Arc::new(super::fifo::FifoPut::build(cx)),
+        formatters::JSON_CLASS => Arc::new(formatters::JsonFormatter::build(cx)),
+        formatters::XML_CLASS => Arc::new(formatters::XmlFormatter::build(cx)),
         json_path_plugin::CLASS => Arc::new(json_path_plugin::JsonPathPluginExtractor::build(cx)),
         _ => return None,
     })
