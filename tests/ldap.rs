@@ -4,7 +4,10 @@
 //! credentials, no such object, already exists, a bad filter, a refused connection, a
 //! server that never answers within the connection timeout, an untrusted LDAPS
 //! certificate), the LDAP Extended Request's `<ldapanswer>` response data, and the
-//! directory's state afterwards.
+//! directory's state afterwards. The same fixtures run by JMeter 2.13 (`jmeter-ldap`)
+//! against the same server gave the same rows and response data, except where JMeter
+//! 5.6.3 (the reference) changed: the Extended Request's codes keep a leading space
+//! (` 49`, 2.13 `49`) and an add's attribute list prints `()` after each value.
 
 mod support;
 
@@ -215,8 +218,10 @@ fn ldap_extended_requests_answer_as_jmeter_does() {
     );
     ok("rename to groups");
     ok("delete");
+    // JNDI's delete is idempotent: an entry already gone (its parent there) is deleted.
+    ok("delete again");
     assert_eq!(
-        outcome(get(&samples, "delete missing")),
+        outcome(get(&samples, "delete missing parent")),
         (" 32", " No Such Object", false)
     );
     assert_eq!(
@@ -326,12 +331,13 @@ fn ldap_requests_take_defaults_and_the_login_config_element() {
         )
     );
     ok("delete");
+    ok("delete again");
     assert_eq!(
-        outcome(get(&samples, "delete missing")),
+        outcome(get(&samples, "delete missing parent")),
         (
             "500",
             "javax.naming.NameNotFoundException: [LDAP: error code 32 - No Such Object]; \
-             remaining name 'cn=Dave Brown,ou=people'",
+             remaining name 'cn=Nobody,ou=nowhere'",
             false
         )
     );

@@ -145,13 +145,6 @@ fn lost(host_port: &str, error: &LdapError) -> Naming {
     Naming::communication(host_port, root)
 }
 
-impl Naming {
-    fn with_root(mut self, root: String) -> Naming {
-        self.root = Some(root);
-        self
-    }
-}
-
 impl Directory {
     /// JNDI's fully qualified name of `name`: it below the root DN.
     fn full(&self, name: &str) -> String {
@@ -270,9 +263,19 @@ impl Directory {
         Self::check(self.ldap.modify(&full, mods).await, name)
     }
 
+    /// JNDI's `destroySubcontext`, which is idempotent: an entry that is already gone
+    /// (the server matched all of its name but the first RDN) counts as deleted.
     pub async fn delete(&mut self, name: &str) -> Result<(), Naming> {
         let full = self.full(name);
-        Self::check(self.ldap.delete(&full).await, name)
+        let result = self
+            .ldap
+            .delete(&full)
+            .await
+            .map_err(|e| failed(&e).about(name))?;
+        if result.rc == 32 && rdn_count(&full).checked_sub(rdn_count(&result.matched)) == Some(1) {
+            return Ok(());
+        }
+        Self::check(Ok(result), name)
     }
 
     /// JNDI's `rename`: the new name's first RDN, its parent as the new superior when it
@@ -308,6 +311,17 @@ fn relative_name(dn: &str, base: &str) -> String {
         }
         _ => dn.to_string(),
     }
+}
+
+/// How many RDNs `dn` has.
+fn rdn_count(dn: &str) -> usize {
+    let mut count = 0;
+    let mut rest = dn;
+    while !rest.is_empty() {
+        count += 1;
+        rest = split_rdn(rest).1;
+    }
+    count
 }
 
 /// A DN's first RDN and the rest (its parent), split at the first unescaped comma.
@@ -371,6 +385,12 @@ mod tests {
         assert_eq!(relative_name("cn=a,ou=p,dc=x", "ou=P,dc=x"), "cn=a");
         assert_eq!(relative_name("ou=p,dc=x", "ou=p,dc=x"), "");
         assert_eq!(relative_name("cn=a,dc=y", "dc=x"), "cn=a,dc=y");
+    }
+
+    #[test]
+    fn rdns_are_counted_at_unescaped_commas() {
+        assert_eq!(rdn_count(""), 0);
+        assert_eq!(rdn_count("cn=a\\,b,dc=x"), 2);
     }
 
     #[test]

@@ -13,7 +13,8 @@
 //! results" is on, else `hasElements=…`), the response code and message. Success is `0`
 //! / `Success`; a compare that does not match is `5` / `compareFalse`; a failure with an
 //! LDAP result code gives the code and message JMeter cuts out of JNDI's text (` 49` /
-//! ` Invalid Credentials`), other failures `800` and the exception's text.
+//! ` Invalid Credentials`), other JNDI failures `800` and the exception's text, any
+//! other exception `500` and its text.
 
 use std::sync::Arc;
 
@@ -124,9 +125,11 @@ impl Update<'_> {
     }
 }
 
-/// How an operation failed: a JNDI exception, or the compare that did not match.
+/// How an operation failed: a JNDI exception, another Java exception (its text), or
+/// the compare that did not match.
 enum Failure {
     Naming(Naming),
+    Other(String),
     CompareFalse,
 }
 
@@ -188,6 +191,7 @@ impl LdapExtSampler {
             Ok(()) => ("0".to_string(), "Success".to_string()),
             Err(Failure::CompareFalse) => ("5".to_string(), "compareFalse".to_string()),
             Err(Failure::Naming(naming)) => extended_code_and_message(&naming.to_string()),
+            Err(Failure::Other(text)) => ("500".to_string(), text),
         };
         result.set_success(code == "0");
         run.xml.close_tag();
@@ -211,9 +215,8 @@ impl Run<'_> {
             None
         } else {
             Some(timeout.parse::<u64>().map_err(|_| {
-                Failure::Naming(Naming::new(
-                    "javax.naming.NamingException",
-                    format!("java.lang.NumberFormatException: For input string: \"{timeout}\""),
+                Failure::Other(format!(
+                    "java.lang.NumberFormatException: For input string: \"{timeout}\""
                 ))
             })?)
         };

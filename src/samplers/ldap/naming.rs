@@ -39,10 +39,7 @@ impl Naming {
 
     /// A failure of the connection to `host:port` caused by the Java exception `root`.
     pub fn communication(host_port: &str, root: String) -> Naming {
-        Naming {
-            root: Some(root),
-            ..Naming::new(COMMUNICATION, host_port)
-        }
+        Naming::new(COMMUNICATION, host_port).with_root(root)
     }
 
     /// A response that did not come within `ms` milliseconds (JNDI's read timeout).
@@ -77,6 +74,12 @@ impl Naming {
             remaining: remaining.map(str::to_string),
             ..Naming::new(class, message)
         }
+    }
+
+    /// The same failure caused by the Java exception `root`.
+    pub fn with_root(mut self, root: String) -> Naming {
+        self.root = Some(root);
+        self
     }
 
     /// The same failure about the entry `name`.

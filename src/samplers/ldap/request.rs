@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use super::directory::{self, Directory, Endpoint};
+use super::directory::{self, Change, Directory, Endpoint};
 use super::naming::Naming;
 use super::{eval_rows, rows, Clock, Fields, Row, RowValues, Values};
 use crate::jmx::Element;
@@ -157,9 +157,7 @@ async fn operation(
         "modify" if user_defined => {
             let changes = table
                 .iter()
-                .map(|row| {
-                    super::directory::Change::Replace(row.name.clone(), vec![row.value.clone()])
-                })
+                .map(|row| Change::Replace(row.name.clone(), vec![row.value.clone()]))
                 .collect();
             clock.start();
             d.modify(v.get("base_entry_dn"), changes).await?;
@@ -169,8 +167,8 @@ async fn operation(
             let (name, attrs) = test_user();
             d.add(&name, attrs).await?;
             let changes = vec![
-                super::directory::Change::Replace("userpassword".into(), vec!["secret".into()]),
-                super::directory::Change::Add("mobile".into(), vec!["123-456-1234".into()]),
+                Change::Replace("userpassword".into(), vec!["secret".into()]),
+                Change::Add("mobile".into(), vec!["123-456-1234".into()]),
             ];
             clock.start();
             d.modify(&name, changes).await?;
