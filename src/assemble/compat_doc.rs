@@ -181,11 +181,11 @@ mod tests {
     #[test]
     fn unsupported_rows_say_whether_they_refuse_the_run() {
         let doc = render();
-        let ldap = doc
+        let junit = doc
             .lines()
-            .find(|l| l.contains("`LDAPSampler`"))
-            .expect("LDAP row");
-        assert!(ldap.contains("unsupported, refuses the run"), "{ldap}");
+            .find(|l| l.contains("`JUnitSampler`"))
+            .expect("JUnit row");
+        assert!(junit.contains("unsupported, refuses the run"), "{junit}");
         let graphs = doc
             .lines()
             .find(|l| l.contains("`kg.apc.jmeter.listener.GraphsGeneratorListener`"))

@@ -172,6 +172,14 @@ automatic reconnection are not supported (see docs/mqtt.md)";
 const JDBC: &str = "PostgreSQL, MySQL and MariaDB with native drivers; every query type, parameter types and `]NULL[`, variable names, result variable, row limit and query timeout (see docs/jdbc.md); other databases' drivers are a plan error";
 const JDBC_POOL: &str = "org.postgresql.Driver, com.mysql.cj.jdbc.Driver, com.mysql.jdbc.Driver and org.mariadb.jdbc.Driver URLs; pool shared by variable name, max wait, auto-commit, isolation, init SQL, keep-alive; TLS connections and preinit are not supported yet (see docs/jdbc.md)";
 const NO_PLUGIN: &str = "not supported yet";
+const LDAP: &str = "a connection per sample bound with the Login Config Element's user and \
+password; add, modify (replace), delete and search, user-defined or JMeter's built-in test \
+entries; JMeter's 200/201/500 codes and JNDI's exception texts (see docs/ldap.md)";
+const LDAP_EXT: &str = "thread bind kept per user until thread unbind, single bind/unbind, \
+search (scope, filter, base, attributes, size and time limits, parsed results), compare, add, \
+modify (add/delete/replace), delete, rename, ldaps with or without trust-all, connection \
+timeout; JMeter's <ldapanswer> response data and the codes it cuts from JNDI's messages (see \
+docs/ldap.md)";
 const WRITES_FILE: &str = "writes its result file when `filename` is set; GUI views are not drawn";
 const GRAPH: &str = "draws a graph in JMeter's GUI only; a headless run has nothing to draw";
 const MONITOR: &str = "draws server metrics in JMeter's GUI; monitoring is not implemented, \
@@ -239,7 +247,8 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "PublisherSampler" => Sampler Unsupported "JMS Publisher" PROTO;
     "SubscriberSampler" => Sampler Unsupported "JMS Subscriber" PROTO;
     "FTPSampler" => Sampler Supported "FTP Request" FTP;
-    "LDAPSampler" => Sampler Unsupported "LDAP Request" PROTO;
+    "LDAPSampler" => Sampler Supported "LDAP Request" LDAP;
+    "LDAPExtSampler" => Sampler Supported "LDAP Extended Request" LDAP_EXT;
     "SmtpSampler" => Sampler Unsupported "SMTP Sampler" PROTO;
     "MailReaderSampler" => Sampler Unsupported "Mail Reader Sampler" PROTO;
     "JUnitSampler" => Sampler Unsupported "JUnit Request" "runs Java test classes, which jmxr cannot load";
@@ -282,10 +291,11 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "kg.apc.jmeter.config.redis.RedisDataSet" => Config Unsupported "jp@gc - Redis Data Set" PROTO;
     "ConfigTestElement" gui "HttpDefaultsGui" => Config Supported "HTTP Request Defaults" "fills absent or empty HTTP Request fields (closest wins) and appends its parameters; boolean defaults are not applied";
     "ConfigTestElement" gui "Http2DefaultsGui" => Config Supported "bzm - HTTP/2 Request Defaults (plugin 1.x)" "applies to bzm HTTP/2 Samplers of plugin 1.x as HTTP Request Defaults do to HTTP Requests";
-    "ConfigTestElement" gui "LoginConfigGui" => Config Unsupported "Login Config Element" "not supported yet: set the user name and password on the sampler itself";
+    "ConfigTestElement" gui "LoginConfigGui" => Config Supported "Login Config Element" "user name and password for the LDAP Requests, FTP Requests and TCP Samplers in its scope that leave them empty (JMeter's other samplers do not read it)";
     "ConfigTestElement" gui "TCPConfigGui" => Config Supported "TCP Sampler Config" "defaults merged into TCP Samplers in scope at plan time";
     "ConfigTestElement" gui "FtpConfigGui" => Config Supported "FTP Request Defaults" "server, port, remote and local file, upload and binary settings the FTP Requests in its scope leave empty";
-    "ConfigTestElement" gui "LdapConfigGui" => Config Unsupported "LDAP Request Defaults" PROTO;
+    "ConfigTestElement" gui "LdapConfigGui" => Config Supported "LDAP Request Defaults" "fills what the LDAP Requests and LDAP Extended Requests in its scope leave empty (their tables only when the sampler has none)";
+    "ConfigTestElement" gui "LdapExtConfigGui" => Config Supported "LDAP Extended Request Defaults" "fills what the LDAP Extended Requests in its scope leave empty (their tables only when the sampler has none)";
     "ConfigTestElement" gui "SimpleConfigGui" => Config Supported "Simple Config Element" "an empty one, as JMeter's GUI creates it, changes nothing; properties added to it by hand are not merged into samplers (warning)";
     "HeaderManager" => Config Supported "HTTP Header Manager" "managers in scope merge: the innermost wins per header name";
     "CookieManager" => Config Supported "HTTP Cookie Manager" "per-user jar, standard policy (and ignoreCookies), clearEachIteration or controlledByThreadGroup, user-defined cookies; other policies behave as standard";
@@ -513,8 +523,8 @@ mod tests {
         let composite =
             lookup("kg.apc.jmeter.vizualizers.CompositeResultCollector", "").expect("row");
         assert_eq!(composite.status, Status::Ignored);
-        let ldap = lookup("LDAPSampler", "LdapTestSamplerGui").expect("row");
-        assert!(ldap.blocks_run());
+        let junit = lookup("JUnitSampler", "JUnitTestSamplerGui").expect("row");
+        assert!(junit.blocks_run());
         assert!(affects_run(None, "com.example.FancySampler"));
         assert!(!affects_run(None, "com.example.FancyListener"));
     }

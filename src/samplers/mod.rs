@@ -15,7 +15,7 @@
 //! (TCP Sampler), [`ws`] (the Luminis WebSocket samplers), [`sse`] (jmxr's own
 //! Server-Sent Events samplers), [`jdbc`] (JDBC Request and processors, built by the
 //! assembler with the plan's connection configurations), [`mqtt`] (the xmeter MQTT
-//! samplers), [`ftp`] (FTP Request).
+//! samplers), [`ftp`] (FTP Request), [`ldap`] (LDAP Request and LDAP Extended Request).
 
 pub mod bytes;
 pub mod debug;
@@ -25,6 +25,7 @@ pub mod ftp;
 pub mod http;
 pub mod java;
 pub mod jdbc;
+pub mod ldap;
 pub mod mqtt;
 pub mod os_process;
 pub mod sse;
@@ -74,6 +75,7 @@ pub fn build(
             Some(http::build_parallel_http_requests(cx, configs))
         }
         _ => sse::build(class, cx, configs)
+            .or_else(|| ldap::build(class, cx, configs))
             .or_else(|| ws::build(class, cx, configs))
             .or_else(|| mqtt::build(class, cx)),
     }
@@ -272,7 +274,7 @@ mod tests {
 
     #[test]
     fn unknown_classes_are_not_built_here() {
-        let element = element("LDAPSampler", "LdapTestSamplerGui", "x", vec![]);
+        let element = element("JUnitSampler", "JUnitTestSamplerGui", "x", vec![]);
         let (sampler, diagnostics) = build_element(&element, &[]);
         assert!(sampler.is_none());
         assert!(diagnostics.is_empty());

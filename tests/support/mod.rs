@@ -10,6 +10,7 @@ pub mod jdbc_run;
 pub mod mosquitto;
 
 pub mod services;
+pub mod slapd;
 pub mod sockets;
 pub mod tmpfs;
 

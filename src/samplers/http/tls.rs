@@ -75,6 +75,20 @@ pub fn trust_all_config() -> Arc<ClientConfig> {
         .clone()
 }
 
+/// The checking client configuration without ALPN (webpki roots and the host name), for
+/// protocols whose JMeter sampler trusts only the JVM's certificate authorities (LDAPS
+/// without "trust all").
+pub fn verifying_config() -> Arc<ClientConfig> {
+    static CONFIG: OnceLock<Arc<ClientConfig>> = OnceLock::new();
+    CONFIG
+        .get_or_init(|| {
+            let mut config = build_config(true, false);
+            config.alpn_protocols.clear();
+            Arc::new(config)
+        })
+        .clone()
+}
+
 fn provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
