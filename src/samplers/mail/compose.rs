@@ -114,22 +114,27 @@ fn from_settings(draft: &Draft, now_ms: i64) -> Composed {
         "----=_Part_{sequence}_{}.{now_ms}",
         rand::random::<u32>() & 0x7fff_ffff
     );
-    let mut parts: Vec<(Vec<(String, String)>, Vec<u8>, bool)> = Vec::new();
+    let mut parts: Vec<BodyPart> = Vec::new();
     let (content_type, encoding, content) = text_part(&draft.body);
-    parts.push((
-        vec![
+    parts.push(BodyPart {
+        headers: vec![
             ("Content-Type".into(), content_type),
             ("Content-Transfer-Encoding".into(), encoding.into()),
         ],
-        content,
-        false,
-    ));
+        body: content,
+        attachment: false,
+    });
     for (name, bytes) in &draft.attachments {
         parts.push(attachment_part(name, bytes));
     }
     let mut content = Vec::new();
     let mut sampler_data = String::new();
-    for (headers, body, attachment) in &parts {
+    for BodyPart {
+        headers,
+        body,
+        attachment,
+    } in &parts
+    {
         content.extend_from_slice(format!("--{boundary}\r\n").as_bytes());
         sampler_data.push_str(&format!("--{boundary}\n"));
         for (name, value) in headers {
@@ -184,7 +189,14 @@ fn seven_bit(bytes: &[u8]) -> bool {
         && bytes.split(|&b| b == b'\n').all(|line| line.len() <= 998)
 }
 
-fn attachment_part(name: &str, bytes: &[u8]) -> (Vec<(String, String)>, Vec<u8>, bool) {
+/// One part of a multipart message: its headers, its encoded body, whether it is a file.
+struct BodyPart {
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    attachment: bool,
+}
+
+fn attachment_part(name: &str, bytes: &[u8]) -> BodyPart {
     let quoted = quote_parameter(name);
     let mut content_type = content_type_of(name).to_string();
     if content_type == "text/plain" {
@@ -209,7 +221,11 @@ fn attachment_part(name: &str, bytes: &[u8]) -> (Vec<(String, String)>, Vec<u8>,
             format!("attachment; filename={quoted}"),
         ),
     ];
-    (headers, body, true)
+    BodyPart {
+        headers,
+        body,
+        attachment: true,
+    }
 }
 
 /// A parameter value, quoted when it is not a MIME token.
