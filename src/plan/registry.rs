@@ -165,6 +165,13 @@ client does), file content as response data when \"save file in response\" is on
 local file, upload from a local file or from the given content, user and password (also from \
 FTP Request Defaults and Login Config Element), JMeter's codes and the server's reply texts (see \
 docs/ftp.md)";
+const SMTP: &str = "plain, SSL and STARTTLS (enforced or not, all certificates trusted or the \
+Mozilla roots), AUTH LOGIN/PLAIN, From/Reply-To/To/Cc/Bcc, subject with or without timestamp, \
+header fields, plain or multipart body, attachments, .eml files, message size, timeouts, \
+JMeter's codes and JavaMail's messages (see docs/mail.md); local trust stores are not read";
+const MAIL_READER: &str = "IMAP, IMAPS, POP3 and POP3S with STARTTLS, folder, number of \
+messages, delete, store MIME, headers only; JMeter's response layout (one sub-sample per \
+message and per part), codes and JavaMail's messages (see docs/mail.md)";
 const MQTT: &str = "one connection per user (TCP or SSL trusting any certificate), QoS 0-2, \
 retained messages, String/hex/random payloads with the timestamp prefix, sub by message count \
 or elapsed time, the plugin's codes and messages; WebSocket transports, client certificates and \
@@ -249,8 +256,8 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "FTPSampler" => Sampler Supported "FTP Request" FTP;
     "LDAPSampler" => Sampler Supported "LDAP Request" LDAP;
     "LDAPExtSampler" => Sampler Supported "LDAP Extended Request" LDAP_EXT;
-    "SmtpSampler" => Sampler Unsupported "SMTP Sampler" PROTO;
-    "MailReaderSampler" => Sampler Unsupported "Mail Reader Sampler" PROTO;
+    "SmtpSampler" => Sampler Supported "SMTP Sampler" SMTP;
+    "MailReaderSampler" => Sampler Supported "Mail Reader Sampler" MAIL_READER;
     "JUnitSampler" => Sampler Unsupported "JUnit Request" "runs Java test classes, which jmxr cannot load";
     "BoltSampler" => Sampler Unsupported "Bolt Request" PROTO;
     "eu.luminis.jmeter.wssampler.RequestResponseWebSocketSampler" => Sampler Supported "WebSocket request-response Sampler" WEBSOCKET;

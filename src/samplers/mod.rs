@@ -15,7 +15,8 @@
 //! (TCP Sampler), [`ws`] (the Luminis WebSocket samplers), [`sse`] (jmxr's own
 //! Server-Sent Events samplers), [`jdbc`] (JDBC Request and processors, built by the
 //! assembler with the plan's connection configurations), [`mqtt`] (the xmeter MQTT
-//! samplers), [`ftp`] (FTP Request), [`ldap`] (LDAP Request and LDAP Extended Request).
+//! samplers), [`ftp`] (FTP Request), [`ldap`] (LDAP Request and LDAP Extended Request),
+//! [`mail`] (SMTP Sampler and Mail Reader Sampler).
 
 pub mod bytes;
 pub mod debug;
@@ -26,6 +27,7 @@ pub mod http;
 pub mod java;
 pub mod jdbc;
 pub mod ldap;
+pub mod mail;
 pub mod mqtt;
 pub mod os_process;
 pub mod sse;
@@ -62,6 +64,12 @@ pub fn build(
         "kg.apc.jmeter.samplers.DummySampler" => Some(dummy::build(cx)),
         "FTPSampler" | "org.apache.jmeter.protocol.ftp.sampler.FTPSampler" => {
             Some(ftp::build(cx, configs))
+        }
+        "SmtpSampler" | "org.apache.jmeter.protocol.smtp.sampler.SmtpSampler" => {
+            Some(mail::smtp::build(cx))
+        }
+        "MailReaderSampler" | "org.apache.jmeter.protocol.mail.sampler.MailReaderSampler" => {
+            Some(mail::reader::build(cx))
         }
         "TCPSampler" | "org.apache.jmeter.protocol.tcp.sampler.TCPSampler" => {
             Some(tcp::build(cx, configs))

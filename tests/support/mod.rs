@@ -7,6 +7,7 @@ pub mod batch;
 pub mod db;
 pub mod ftp_server;
 pub mod jdbc_run;
+pub mod mail_servers;
 pub mod mosquitto;
 
 pub mod services;
