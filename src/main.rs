@@ -52,6 +52,7 @@ fn main() -> ExitCode {
             }
         }
         Command::Report(config) => run::report(&config),
+        Command::Merge(config) => jmxr::commands::merge::run(&config),
         Command::Plan(config) => {
             if jmxr::commands::plan_profile::run(&config, &mut std::io::stdout()) {
                 Outcome::Completed

@@ -45,6 +45,8 @@ pub struct RawArgs {
     pub migrate: Option<Vec<String>>,
     /// `plan` and its arguments, read apart.
     pub plan_profile: Option<Vec<String>>,
+    /// `merge` and its arguments, read apart.
+    pub merge: Option<Vec<String>>,
     /// `-g`: results files to build a dashboard from (repeat to merge several).
     pub report_from: Vec<PathBuf>,
     /// `-e`: build the dashboard at the end of the run.
@@ -76,6 +78,8 @@ pub enum Command {
     /// `jmxr plan plan.jmx [--svg FILE]`: each thread group's planned load over time.
     Plan(super::plan_profile::PlanConfig),
     Report(ReportConfig),
+    /// `jmxr merge OUT.jtl IN.jtl…`: shard results merged into one file.
+    Merge(super::merge::MergeConfig),
     /// `jmxr mirror-server --port N [--host H]`
     MirrorServer {
         host: String,
@@ -175,6 +179,11 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<RawArgs, CliErro
     if args.peek().is_some_and(|first| first == "plan") {
         raw.subcommand = args.next();
         raw.plan_profile = Some(args.collect());
+        return Ok(raw);
+    }
+    if args.peek().is_some_and(|first| first == "merge") {
+        raw.subcommand = args.next();
+        raw.merge = Some(args.collect());
         return Ok(raw);
     }
     if args.peek().is_some_and(|first| first == "migrate") {
@@ -360,6 +369,9 @@ impl RawArgs {
         if let Some(args) = &self.migrate {
             return super::migrate::parse_args(args).map(Command::Migrate);
         }
+        if let Some(args) = &self.merge {
+            return super::merge::parse_args(args).map(Command::Merge);
+        }
         if let Some(args) = &self.plan_profile {
             return super::plan_profile::parse_args(args).map(Command::Plan);
         }
@@ -510,6 +522,7 @@ Usage:
   jmxr -n -t plan.jmx -l results.jtl -e -o report-folder [-f]
   jmxr -g results.jtl [-g more.jtl ...] -o report-folder [-f]
   jmxr check plan.jmx [more.jmx ...]
+  jmxr merge [-f] OUT.jtl IN.jtl [IN.jtl ...]   shard results merged into one time-ordered file
   jmxr migrate plan.jmx [-o out.jmx] [-Jname=value ...]   copy the plan with its scripts translated to Rhai
   jmxr plan plan.jmx [--svg chart.svg] [-Jname=value ...]   each thread group's planned users or arrival rate over time, without running
   jmxr udp-sink --port N [--host 127.0.0.1] [--duration S] [--report FILE.csv] [--sequence] [--jtl sender.jtl]

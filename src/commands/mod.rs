@@ -4,7 +4,8 @@
 //! plan; [`migrate`] writes a plan whose scripts are translated to Rhai;
 //! [`udp_receiver`] is the receiving end of a UDP load test (`jmxr udp-sink`);
 //! `script_sandbox` sets where a run's scripts may read and write files; [`fuzzing`]
-//! holds the entry points of the fuzz targets. The HTTP
+//! holds the entry points of the fuzz targets; [`merge`] merges shards' results, using
+//! the metadata a shard writes beside them ([`shard_meta`]). The HTTP
 //! mirror they can serve lives with the HTTP sampler (`samplers::http::mirror`).
 
 pub mod check;
@@ -12,9 +13,11 @@ pub mod cli;
 pub mod criteria;
 pub mod fuzzing;
 mod live_sinks;
+pub mod merge;
 pub mod migrate;
 pub mod plan_profile;
 mod progress;
 pub mod run;
 mod script_sandbox;
+pub mod shard_meta;
 pub mod udp_receiver;

@@ -177,6 +177,7 @@ pub struct JtlReader<R: BufRead> {
     pending: Option<(u64, Vec<u8>, bool)>,
     /// Columns of the variables [`JtlRecord::custom`] holds (`None`: not in this file).
     custom_columns: Vec<Option<usize>>,
+    header_line: Option<String>,
 }
 
 impl<R: BufRead> JtlReader<R> {
@@ -213,6 +214,7 @@ impl<R: BufRead> JtlReader<R> {
             warnings: Vec::new(),
             pending: None,
             custom_columns: Vec::new(),
+            header_line: None,
         };
         reader.read_header(save)?;
         Ok(reader)
@@ -232,6 +234,35 @@ impl<R: BufRead> JtlReader<R> {
         &self.warnings
     }
 
+    /// The column names of the file (from its header, or from the properties).
+    pub fn column_names(&self) -> &[String] {
+        &self.columns.names
+    }
+
+    /// The field delimiter in use.
+    pub fn delimiter(&self) -> u8 {
+        self.delimiter
+    }
+
+    /// The file's header line (without its line end), if it began with one.
+    pub fn header_line(&self) -> Option<&str> {
+        self.header_line.as_deref()
+    }
+
+    /// Field `i` of the record [`next_record`](Self::next_record) last returned, exactly as
+    /// written (quotes included), for tools that copy records through.
+    pub fn written_field(&self, i: usize) -> &[u8] {
+        self.fields
+            .written
+            .get(i)
+            .map_or(&[][..], |&(from, to)| &self.raw[from..to])
+    }
+
+    /// Whether `timeStamp` is epoch milliseconds (not a date pattern).
+    pub fn timestamps_in_ms(&self) -> bool {
+        matches!(self.time_format, TimeFormat::Millis)
+    }
+
     fn read_header(&mut self, save: &SaveConfig) -> Result<(), ReadError> {
         let start = self.line;
         let Some(complete) = self.read_raw_record()? else {
@@ -241,6 +272,7 @@ impl<R: BufRead> JtlReader<R> {
         if let Some((delimiter, names)) = header_names(&text, self.delimiter) {
             self.delimiter = delimiter;
             self.columns = Columns::from_names(names)?;
+            self.header_line = Some(text);
             return Ok(());
         }
         let header = csv_header(save);
@@ -446,6 +478,8 @@ fn header_names(line: &str, configured: u8) -> Option<(u8, Vec<String>)> {
 #[derive(Debug, Default)]
 struct Fields {
     ranges: Vec<(usize, usize)>,
+    /// Each field as written, quotes included (what `jmxr merge` copies through).
+    written: Vec<(usize, usize)>,
     unquoted: Vec<u8>,
     quoted: bool,
 }
@@ -470,6 +504,7 @@ fn split_fields(raw: &[u8], delimiter: u8, fields: &mut Fields) -> Result<usize,
     }
     let raw = &raw[..end];
     fields.ranges.clear();
+    fields.written.clear();
     fields.quoted = raw.contains(&b'"');
     if !fields.quoted {
         let mut start = 0;
@@ -480,6 +515,7 @@ fn split_fields(raw: &[u8], delimiter: u8, fields: &mut Fields) -> Result<usize,
             }
         }
         fields.ranges.push((start, raw.len()));
+        fields.written.clone_from(&fields.ranges);
         return Ok(fields.ranges.len());
     }
     let out = &mut fields.unquoted;
@@ -487,6 +523,7 @@ fn split_fields(raw: &[u8], delimiter: u8, fields: &mut Fields) -> Result<usize,
     let mut i = 0;
     loop {
         let from = out.len();
+        let written_from = i;
         if raw.get(i) == Some(&b'"') {
             i += 1;
             loop {
@@ -521,6 +558,7 @@ fn split_fields(raw: &[u8], delimiter: u8, fields: &mut Fields) -> Result<usize,
             i = stop;
         }
         fields.ranges.push((from, out.len()));
+        fields.written.push((written_from, i));
         if i >= raw.len() {
             return Ok(fields.ranges.len());
         }
