@@ -62,6 +62,11 @@ pub struct RawArgs {
     pub junit: Option<PathBuf>,
     pub junit_per_label: bool,
     pub no_progress: bool,
+    /// `--shard I/N`, `--replicate`, `--start-at TIME`, `--ntp HOST:PORT`.
+    pub shard: Option<String>,
+    pub replicate: bool,
+    pub start_at: Option<String>,
+    pub ntp: Option<String>,
 }
 
 /// What to do.
@@ -116,6 +121,10 @@ pub struct RunConfig {
     pub junit_per_label: bool,
     /// `--no-progress`: no status line even on a terminal.
     pub no_progress: bool,
+    /// `--start-at`: epoch ms at which the test starts (on the reference clock).
+    pub start_at: Option<i64>,
+    /// `--ntp host:port`: the SNTP server the clock is measured against.
+    pub ntp: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -272,6 +281,17 @@ fn parse_long(
         "skip-unsupported" => raw.skip_unsupported = true,
         "junit-per-label" => raw.junit_per_label = true,
         "no-progress" => raw.no_progress = true,
+        "replicate" => raw.replicate = true,
+        "shard" | "start-at" | "ntp" => {
+            let value = inline
+                .or_else(|| args.next())
+                .ok_or_else(|| CliError::Usage(format!("--{name} needs a value")))?;
+            match name {
+                "shard" => raw.shard = Some(value),
+                "start-at" => raw.start_at = Some(value),
+                _ => raw.ntp = Some(value),
+            }
+        }
         "criteria" | "criteria-file" | "junit" => {
             let value = inline
                 .or_else(|| args.next())
@@ -382,7 +402,7 @@ impl RawArgs {
         }
         if !self.not_yet.is_empty() {
             return Err(CliError::Usage(format!(
-                "not supported yet: {}; jmxr does not run remote servers yet",
+                "not supported: {}; jmxr runs distributed tests as shards (--shard I/N) on the machines' schedulers and merges their results; see docs/distributed.md",
                 self.not_yet.join(", ")
             )));
         }
@@ -413,7 +433,18 @@ impl RawArgs {
         let report_dir = self.report_dir()?;
         let criteria =
             super::criteria::read(&self.criteria, &self.criteria_files).map_err(CliError::Usage)?;
+        let mut properties = properties;
+        super::shard_options::apply(&self, &mut properties, |n| std::env::var(n).ok())
+            .map_err(CliError::Usage)?;
+        let start_at = self
+            .start_at
+            .as_deref()
+            .map(super::distributed::parse_start_at)
+            .transpose()
+            .map_err(CliError::Usage)?;
         Ok(Command::Run(RunConfig {
+            start_at,
+            ntp: self.ntp,
             plan,
             jtl: self.jtl,
             log_file: self.log_file,
@@ -552,6 +583,12 @@ jmxr options:
   --criteria-file FILE          pass/fail criteria, one a line
   --junit FILE                  write the criteria's verdicts as JUnit XML
   --junit-per-label             also judge each label by every criterion that names none
+  --shard I/N                   run shard I of N: every thread group's users and rate targets
+                                divided (also read from Kubernetes Indexed Jobs and Slurm arrays);
+                                -Jjmxr.shard.csv=partition splits shared CSV files between shards
+  --replicate                   with --shard: every shard runs the whole plan (as JMeter's -R)
+  --start-at TIME               wait until TIME (RFC 3339 or epoch ms) on the reference clock
+  --ntp HOST:PORT               measure the clock against this SNTP server at start and end
   --no-progress                 no live status line on a terminal (it is never shown when
                                 stdout is not a terminal)
   -Jjmxr.report.exact_percentiles=true

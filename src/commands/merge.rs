@@ -180,8 +180,19 @@ pub fn run(config: &MergeConfig) -> super::run::Outcome {
     }
 }
 
-/// Merges `config.inputs` into `config.out`.
+/// Merges `config.inputs` into `config.out`, files without a header described by
+/// JMeter's default settings.
 pub fn merge(config: &MergeConfig) -> Result<MergeReport, String> {
+    let save = SaveConfig::from_properties(&Properties::new()).map_err(|e| e.to_string())?;
+    merge_with(config, &save, None)
+}
+
+/// Merges with the settings that describe files without a header.
+pub fn merge_with(
+    config: &MergeConfig,
+    save: &SaveConfig,
+    timestamp_format: Option<&str>,
+) -> Result<MergeReport, String> {
     let mut report = MergeReport::default();
     if config.out.exists() && !config.force {
         return Err(format!(
@@ -189,16 +200,16 @@ pub fn merge(config: &MergeConfig) -> Result<MergeReport, String> {
             config.out.display()
         ));
     }
-    let save = SaveConfig::from_properties(&Properties::new()).map_err(|e| e.to_string())?;
     let mut inputs = Vec::new();
     for path in &config.inputs {
         if !path.exists() {
-            report
-                .problems
-                .push(format!("{}: no such results file (shard missing)", path.display()));
+            report.problems.push(format!(
+                "{}: no such results file (shard missing)",
+                path.display()
+            ));
             continue;
         }
-        inputs.push(open_input(path, &save)?);
+        inputs.push(open_input(path, save, timestamp_format)?);
     }
     check_shards(&inputs, &mut report);
     let Some(first) = inputs.first() else {
@@ -208,7 +219,8 @@ pub fn merge(config: &MergeConfig) -> Result<MergeReport, String> {
     let header = first.reader.header_line().map(str::to_string);
     let delimiter = first.reader.delimiter();
     for input in &inputs[1..] {
-        if input.reader.column_names() != names.as_slice() || input.reader.delimiter() != delimiter {
+        if input.reader.column_names() != names.as_slice() || input.reader.delimiter() != delimiter
+        {
             return Err(format!(
                 "{} has other columns than {} ({} instead of {}); merge files written with the same settings",
                 input.path.display(),
@@ -251,18 +263,24 @@ pub fn merge(config: &MergeConfig) -> Result<MergeReport, String> {
     }
     out.flush().map_err(write_err)?;
     for input in &inputs {
-        report.warnings.extend(input.reader.warnings().iter().cloned());
+        report
+            .warnings
+            .extend(input.reader.warnings().iter().cloned());
     }
     report.rows = merger.rows;
     report.out_of_order = merger.out_of_order;
     Ok(report)
 }
 
-fn open_input(path: &Path, save: &SaveConfig) -> Result<Input, String> {
+fn open_input(
+    path: &Path,
+    save: &SaveConfig,
+    timestamp_format: Option<&str>,
+) -> Result<Input, String> {
     let meta = ShardMeta::read_beside(path)?;
     let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let reader = JtlReader::new(BufReader::with_capacity(1 << 16, file), path, save, None)
-        .map_err(|e| e.to_string())?;
+    let input = BufReader::with_capacity(1 << 16, file);
+    let reader = JtlReader::new(input, path, save, timestamp_format).map_err(|e| e.to_string())?;
     let names = reader.column_names();
     let find = |n: &str| names.iter().position(|c| c == n);
     // The reader has already refused a file without these columns.
@@ -308,9 +326,9 @@ fn check_shards(inputs: &[Input], report: &mut MergeReport) {
     for (count, indexes) in seen {
         for index in 1..=count {
             if !indexes.contains(&index) {
-                report
-                    .problems
-                    .push(format!("shard {index}/{count}: no results file among the inputs"));
+                report.problems.push(format!(
+                    "shard {index}/{count}: no results file among the inputs"
+                ));
             }
         }
     }
@@ -458,4 +476,35 @@ impl Merger {
         self.spare.push(row.line);
         Ok(())
     }
+}
+
+/// A merged file made for `-g a.jtl -g b.jtl`, deleted when dropped.
+pub struct TemporaryMerge(pub PathBuf);
+
+impl Drop for TemporaryMerge {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// For a dashboard of several files: merges them into a temporary file so that the
+/// dashboard sees what `jmxr merge` would write (clock-corrected, time-ordered, thread
+/// counts summed across shards). Shards reported missing become warnings.
+pub fn merge_for_report(
+    jtls: &[PathBuf],
+    props: &Properties,
+) -> Result<(TemporaryMerge, Vec<String>), String> {
+    let out = std::env::temp_dir().join(format!("jmxr-merge-{}.jtl", std::process::id()));
+    let temp = TemporaryMerge(out.clone());
+    let config = MergeConfig {
+        out,
+        inputs: jtls.to_vec(),
+        force: true,
+    };
+    let save = SaveConfig::from_properties(props).map_err(|e| e.to_string())?;
+    let timestamp_format = props.get("jmeter.save.saveservice.timestamp_format");
+    let report = merge_with(&config, &save, timestamp_format.as_deref())?;
+    let mut warnings = report.warnings;
+    warnings.extend(report.problems);
+    Ok((temp, warnings))
 }

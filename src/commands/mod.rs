@@ -11,6 +11,7 @@
 pub mod check;
 pub mod cli;
 pub mod criteria;
+pub mod distributed;
 pub mod fuzzing;
 mod live_sinks;
 pub mod merge;
@@ -20,4 +21,5 @@ mod progress;
 pub mod run;
 mod script_sandbox;
 pub mod shard_meta;
+mod shard_options;
 pub mod udp_receiver;

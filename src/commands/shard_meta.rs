@@ -48,7 +48,8 @@ impl ShardMeta {
     pub fn offset_at(&self, at: i64) -> f64 {
         match (self.offset_start_ms, self.offset_end_ms, self.ended) {
             (Some(a), Some(b), Some(ended)) if ended > self.started => {
-                let f = ((at - self.started) as f64 / (ended - self.started) as f64).clamp(0.0, 1.0);
+                let f =
+                    ((at - self.started) as f64 / (ended - self.started) as f64).clamp(0.0, 1.0);
                 a + (b - a) * f
             }
             (Some(a), _, _) | (None, Some(a), _) => a,
