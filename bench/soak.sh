@@ -74,6 +74,12 @@ while kill -0 "$JMXR_PID" 2>/dev/null; do
   printf '%6d %10d %6d %8d %10d %9.0f\n' "$minute" "$rss" "$fds" "$max_fds" "$samples" \
     "$(echo "($samples - $previous) / 60" | bc -l)"
   echo "$minute $rss $fds" >> "$WORK/minutes"
+  # The memory map at the end of warm-up and at the latest minute: the end says which
+  # mappings grew, if memory did.
+  if [ "$minute" -eq "$WARMUP" ]; then
+    cp "/proc/$JMXR_PID/smaps" "$WORK/smaps.warmup" 2>/dev/null || true
+  fi
+  cp "/proc/$JMXR_PID/smaps" "$WORK/smaps.last" 2>/dev/null || true
   previous=$samples
 done
 wait "$JMXR_PID" && status=0 || status=$?
@@ -83,9 +89,32 @@ kill "$NGINX_PID" 2>/dev/null && wait "$NGINX_PID" 2>/dev/null || true
 NGINX_PID=""
 grep -E '^summary =' "$WORK/jmxr.out" | tail -1
 
-python3 - "$WORK/minutes" "$WARMUP" "$WORK/soak.jtl" "$WORK/logs/access.log" "$status" <<'PY'
-import csv, sys
+python3 - "$WORK/minutes" "$WARMUP" "$WORK/soak.jtl" "$WORK/logs/access.log" "$status" "$WORK/smaps.warmup" "$WORK/smaps.last" <<'PY'
+import csv, os, sys
 minutes_path, warmup, jtl, access, status = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
+
+def mappings(path):
+    """Resident kB and anonymous huge-page kB per mapping (start address and name)."""
+    found, key = {}, None
+    if not os.path.exists(path):
+        return found
+    for line in open(path):
+        fields = line.split()
+        if "-" in fields[0] and not fields[0].endswith(":"):
+            key = (fields[0].split("-")[0], fields[5] if len(fields) > 5 else "[anon]")
+            found[key] = [0, 0]
+        elif fields[0] == "Rss:":
+            found[key][0] = int(fields[1])
+        elif fields[0] == "AnonHugePages:":
+            found[key][1] = int(fields[1])
+    return found
+
+before, after = mappings(sys.argv[6]), mappings(sys.argv[7])
+grown = sorted(((after[k][0] - before.get(k, [0, 0])[0], k) for k in after), reverse=True)
+for delta, (start, name) in grown[:5]:
+    if delta > 0:
+        print(f"mapping {start} {name}: +{delta} kB resident since minute {warmup} "
+              f"(now {after[(start, name)][0]} kB, {after[(start, name)][1]} kB in huge pages)")
 minutes = [tuple(map(int, line.split())) for line in open(minutes_path)]
 ok = status == 0
 print(f"jmxr exit code: {status}")

@@ -85,3 +85,46 @@ fn save_responses_to_a_file_writes_each_response_and_names_it() {
         ]
     );
 }
+
+/// The Flexible File Writer writes what its `columns` say for each sample in its scope:
+/// fields by the plugin's names, `variable#N` from `sample_variables` (undefined beyond
+/// them), escapes, each empty piece as a bar, unknown text as it stands; header and footer around
+/// the records; an overwriting file starts afresh, an appending one keeps what it had.
+#[test]
+fn flexible_file_writer_writes_the_plugins_columns() {
+    let server = serve(|request| match request.target.as_str() {
+        "/ok" => Reply::ok("hello"),
+        _ => {
+            let mut reply = Reply::ok("nope");
+            reply.status = 404;
+            reply.reason = "Not Found";
+            reply
+        }
+    });
+    let work = tempfile::tempdir().expect("scratch folder");
+    std::fs::write(work.path().join("ffw_all.txt"), "stale\n").expect("old file");
+    std::fs::write(work.path().join("ffw_one.txt"), "kept\n").expect("old file");
+    let port = format!("-Jport={}", server.port);
+    let jtl = run_fixture_in(
+        work.path(),
+        "listeners/flexible_file_writer.jmx",
+        &[&port, "-Jsample_variables=who", "-Jone_file=ffw_one.txt"],
+    );
+    let url = |path: &str| format!("http://127.0.0.1:{}{path}", server.port);
+    assert_eq!(
+        read(work.path(), "ffw_all.txt"),
+        format!(
+            "label\tcode\r\n\
+             ok\t200\t1\t0\talice\tUNDEFINED_variable#5\t5\t5\t{}||variable#x\r\n\
+             missing\t404\t0\t1\talice\tUNDEFINED_variable#5\t4\t4\t{}||variable#x\r\n\
+             end\n",
+            url("/ok"),
+            url("/missing")
+        )
+    );
+    let start = jtl.int(jtl.one("ok"), "timeStamp");
+    assert_eq!(
+        read(work.path(), "ffw_one.txt"),
+        format!("kept\n{}.{:03},hello\n", start / 1000, start % 1000)
+    );
+}

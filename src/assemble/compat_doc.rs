@@ -181,11 +181,11 @@ mod tests {
     #[test]
     fn unsupported_rows_say_whether_they_refuse_the_run() {
         let doc = render();
-        let ftp = doc
+        let ldap = doc
             .lines()
-            .find(|l| l.contains("`FTPSampler`"))
-            .expect("FTP row");
-        assert!(ftp.contains("unsupported, refuses the run"), "{ftp}");
+            .find(|l| l.contains("`LDAPSampler`"))
+            .expect("LDAP row");
+        assert!(ldap.contains("unsupported, refuses the run"), "{ldap}");
         let graphs = doc
             .lines()
             .find(|l| l.contains("`kg.apc.jmeter.listener.GraphsGeneratorListener`"))

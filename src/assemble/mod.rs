@@ -85,6 +85,7 @@ pub fn build_with_properties(
         auto_stops: Vec::new(),
         backend_listeners: Vec::new(),
         prometheus_listeners: Vec::new(),
+        flexible_file_writers: Vec::new(),
         variables: Vec::new(),
         group_iteration: Vec::new(),
         group_numbers: [0; 3],
@@ -108,6 +109,7 @@ struct Builder<'f> {
     auto_stops: Vec<AutoStopSpec>,
     backend_listeners: Vec<BackendListenerSpec>,
     prometheus_listeners: Vec<PrometheusListenerSpec>,
+    flexible_file_writers: Vec<crate::plan::flexible_file_writer::FlexibleFileWriterSpec>,
     variables: Vec<Vec<(String, Template)>>,
     /// Iteration listeners of the thread group being built, wherever they sit in it.
     group_iteration: Vec<Arc<dyn IterationListener>>,
@@ -251,6 +253,7 @@ impl<'f> Builder<'f> {
             auto_stops: Vec::new(),
             backend_listeners: Vec::new(),
             prometheus_listeners: Vec::new(),
+            flexible_file_writers: Vec::new(),
         };
         for other in tree.roots.iter().filter(|e| e.class != "TestPlan") {
             let path = path_join("", other);
@@ -319,6 +322,7 @@ impl<'f> Builder<'f> {
         plan.auto_stops = std::mem::take(&mut self.auto_stops);
         plan.backend_listeners = std::mem::take(&mut self.backend_listeners);
         plan.prometheus_listeners = std::mem::take(&mut self.prometheus_listeners);
+        plan.flexible_file_writers = std::mem::take(&mut self.flexible_file_writers);
         plan.variables = std::mem::take(&mut self.variables);
         plan
     }
@@ -647,6 +651,11 @@ impl<'f> Builder<'f> {
             Some(Family::Listener) if class == "ResultSaver" => {
                 let saver = crate::plan::result_saver::build(&mut cx);
                 level.sample_listeners.push(Arc::new(saver));
+            }
+            Some(Family::Listener) if class == crate::plan::flexible_file_writer::CLASS => {
+                let spec = crate::plan::flexible_file_writer::build(&mut cx);
+                level.listeners.push(spec.id);
+                self.flexible_file_writers.push(spec);
             }
             Some(Family::Listener) if class == PROMETHEUS_LISTENER => {
                 let spec = prometheus::spec(&mut cx);

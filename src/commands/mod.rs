@@ -12,6 +12,7 @@ pub mod check;
 pub mod cli;
 pub mod criteria;
 pub mod distributed;
+mod flexible_file_sinks;
 pub mod fuzzing;
 mod live_sinks;
 pub mod merge;

@@ -156,6 +156,7 @@ pub async fn run(config: RunConfig) -> Outcome {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from(".")),
+        fifo: Default::default(),
     };
     let shared = Arc::new(RunShared::new(properties, test, config.seed));
     super::script_sandbox::install(&shared.test.plan_dir, &shared.props);
@@ -610,6 +611,7 @@ fn open_sinks(
         sinks.push(Box::new(sink));
     }
     sinks.extend(auto_stop_sinks(plan, shared));
+    sinks.extend(super::flexible_file_sinks::open(plan, shared));
     sinks.extend(super::live_sinks::backend_sinks(plan, shared));
     sinks.extend(super::live_sinks::prometheus_sink(plan, shared));
     Ok(sinks)

@@ -68,6 +68,7 @@ pub fn evaluate_with(text: &str, props: Option<&Properties>) -> Result<Value, Co
         tokens,
         pos: 0,
         props,
+        depth: 0,
     };
     let value = parser.ternary()?;
     if parser.pos < parser.tokens.len() {
@@ -90,6 +91,7 @@ pub fn check_syntax(text_with_references: &str) -> Result<(), ConditionError> {
         tokens,
         pos: 0,
         props: None,
+        depth: 0,
     };
     parser.ternary()?;
     if parser.pos < parser.tokens.len() {
@@ -236,10 +238,16 @@ fn read_string(chars: &[char], start: usize) -> Result<(String, usize), Conditio
     })
 }
 
+/// How deeply parentheses, `!`/`-` and `?:` may nest. Real conditions nest a handful of
+/// levels; the bound keeps a hostile label from exhausting the stack of the thread that
+/// evaluates it.
+pub const MAX_NESTING: usize = 200;
+
 struct Parser<'p> {
     tokens: Vec<(Token, usize)>,
     pos: usize,
     props: Option<&'p Properties>,
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -278,8 +286,28 @@ impl Parser<'_> {
         }
     }
 
+    /// Runs one nested level, refusing to go deeper than [`MAX_NESTING`].
+    fn nested(
+        &mut self,
+        level: fn(&mut Self) -> Result<Value, ConditionError>,
+    ) -> Result<Value, ConditionError> {
+        if self.depth >= MAX_NESTING {
+            return Err(self.error(&format!(
+                "expression nested deeper than {MAX_NESTING} levels"
+            )));
+        }
+        self.depth += 1;
+        let value = level(self);
+        self.depth -= 1;
+        value
+    }
+
     /// `condition ? then : otherwise`, the lowest precedence.
     fn ternary(&mut self) -> Result<Value, ConditionError> {
+        self.nested(Self::ternary_level)
+    }
+
+    fn ternary_level(&mut self) -> Result<Value, ConditionError> {
         let condition = self.or()?;
         if !self.eat("?") {
             return Ok(condition);
@@ -394,6 +422,10 @@ impl Parser<'_> {
     }
 
     fn unary(&mut self) -> Result<Value, ConditionError> {
+        self.nested(Self::unary_level)
+    }
+
+    fn unary_level(&mut self) -> Result<Value, ConditionError> {
         if self.eat("!") {
             return Ok(Value::Bool(!self.unary()?.truthy()));
         }
@@ -574,6 +606,32 @@ mod tests {
         evaluate(text)
             .map(|v| v.to_string())
             .unwrap_or_else(|e| format!("error: {e}"))
+    }
+
+    /// Evaluates on a thread with a runtime worker's 2 MiB stack.
+    fn eval_on_small_stack(text: String) -> String {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || eval(&text))
+            .expect("a thread starts")
+            .join()
+            .expect("evaluation returns")
+    }
+
+    #[test]
+    fn nesting_deeper_than_the_limit_fails_without_exhausting_the_stack() {
+        let limit = format!("nested deeper than {MAX_NESTING} levels");
+        for deep in [
+            format!("{}1{}", "(".repeat(20_000), ")".repeat(20_000)),
+            format!("{}true", "!".repeat(20_000)),
+            format!("{}1{}", "1?".repeat(20_000), ":1".repeat(20_000)),
+        ] {
+            let outcome = eval_on_small_stack(deep);
+            assert!(outcome.contains(&limit), "{outcome}");
+        }
+        // Nesting people write still evaluates.
+        let fifty = format!("{}2{}", "(".repeat(50), ")".repeat(50));
+        assert_eq!(eval_on_small_stack(fifty), "2");
     }
 
     #[test]

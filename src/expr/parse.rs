@@ -26,7 +26,14 @@ static NEXT_SITE: AtomicUsize = AtomicUsize::new(1);
 pub enum ExprError {
     #[error("function {name}: {message}")]
     BadArguments { name: String, message: String },
+    #[error("function calls nested deeper than {MAX_CALL_NESTING} levels")]
+    NestedTooDeep,
 }
+
+/// How deeply `${__fn(...)}` calls may nest inside each other. Plans nest a few levels;
+/// the bound keeps a hostile value from exhausting the stack and from the quadratic
+/// re-scanning of ever longer arguments.
+pub const MAX_CALL_NESTING: usize = 100;
 
 /// Why scanning stopped early.
 enum Failure {
@@ -78,6 +85,8 @@ pub(super) fn compile_argument(text: &str, registry: &FunctionRegistry) -> Optio
 struct Parser<'r> {
     registry: &'r FunctionRegistry,
     unknown: Vec<String>,
+    /// How many calls enclose the argument being compiled.
+    depth: usize,
 }
 
 /// A position in the characters of one text.
@@ -123,6 +132,7 @@ impl<'r> Parser<'r> {
         Parser {
             registry,
             unknown: Vec::new(),
+            depth: 0,
         }
     }
 
@@ -223,11 +233,14 @@ impl<'r> Parser<'r> {
                 "expected }} after the {name} function call"
             )));
         }
-        let mut args = Vec::with_capacity(raw_args.len());
-        for raw in &raw_args {
-            args.push(self.argument(raw)?);
+        if self.depth >= MAX_CALL_NESTING {
+            return Err(Failure::Bad(ExprError::NestedTooDeep));
         }
-        construct(name, ctor, args)
+        self.depth += 1;
+        let args: Result<Vec<Template>, Failure> =
+            raw_args.iter().map(|raw| self.argument(raw)).collect();
+        self.depth -= 1;
+        construct(name, ctor, args?)
     }
 
     /// Compiles one argument: escapes always apply, constants fold into one literal.

@@ -177,3 +177,26 @@ fn non_ascii_text_survives() {
     f.vars.put("名前", "値");
     assert_eq!(f.eval("héllo ${名前} ✓"), "héllo 値 ✓");
 }
+
+#[test]
+fn calls_nested_deeper_than_the_limit_are_a_plan_error() {
+    let registry = FunctionRegistry::standard();
+    let deep = "${__P(".repeat(20_000) + "x" + ")}".repeat(20_000).as_str();
+    let message = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            Template::compile(&deep, &registry)
+                .err()
+                .map(|e| e.to_string())
+        })
+        .expect("a thread starts")
+        .join()
+        .expect("compiling returns");
+    assert_eq!(
+        message.as_deref(),
+        Some("function calls nested deeper than 100 levels")
+    );
+    // Thirty levels compile and run: each `__P` of a missing property gives its default, 1.
+    let thirty = "${__P(".repeat(30) + "x" + ")}".repeat(30).as_str();
+    assert_eq!(Fixture::new().eval(&thirty), "1");
+}

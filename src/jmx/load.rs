@@ -14,6 +14,11 @@ use roxmltree::{Document, Node, ParsingOptions};
 use super::props::{is_enabled, read_props};
 use super::{Element, LoadError, Span, TestTree};
 
+/// How deeply XML elements may nest in a plan. A test element with its `<hashTree>` takes
+/// two levels and properties a few more, so real plans stay under a hundred; the bound
+/// keeps a hostile file from exhausting the stack of the recursive walks that follow.
+pub const MAX_XML_DEPTH: usize = 500;
+
 /// Reads and parses a `.jmx` file.
 pub fn load_file(path: &Path) -> Result<TestTree, LoadError> {
     let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
@@ -35,11 +40,20 @@ pub fn load_str(text: &str, path: &Path) -> Result<TestTree, LoadError> {
         allow_dtd: true,
         ..ParsingOptions::default()
     };
-    let doc = Document::parse_with_options(text, options).map_err(|e| xml_error(path, &e))?;
     let reader = Reader {
         lines: LineIndex::new(text),
         file: Arc::new(path.to_path_buf()),
     };
+    if let Some(offset) = first_element_deeper_than(text, MAX_XML_DEPTH) {
+        return Err(LoadError::Structure {
+            file: path.to_path_buf(),
+            span: reader.lines.span(offset),
+            message: format!(
+                "elements are nested deeper than {MAX_XML_DEPTH} levels; JMeter plans nest a few dozen"
+            ),
+        });
+    }
+    let doc = Document::parse_with_options(text, options).map_err(|e| xml_error(path, &e))?;
     let root = doc.root_element();
     if root.tag_name().name() != "jmeterTestPlan" {
         return Err(reader.structure(
@@ -58,6 +72,63 @@ pub fn load_str(text: &str, path: &Path) -> Result<TestTree, LoadError> {
         jmeter_version: root.attribute("jmeter").map(str::to_owned),
         roots: reader.hash_tree(hash_tree),
     })
+}
+
+/// The byte offset of the first element more than `limit` levels deep, found by a scan of
+/// the text without recursion (roxmltree's parser recurses once per level, so the check
+/// must come before it). Comments, CDATA sections, processing instructions and the
+/// DOCTYPE are skipped; quoted attribute values may hold `>` and `/`.
+fn first_element_deeper_than(text: &str, limit: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let find = |from: usize, what: &[u8]| {
+        bytes[from..]
+            .windows(what.len())
+            .position(|w| w == what)
+            .map_or(bytes.len(), |at| from + at + what.len())
+    };
+    let mut depth = 0usize;
+    let mut pos = 0;
+    while let Some(at) = bytes[pos..].iter().position(|&b| b == b'<') {
+        let open = pos + at;
+        let rest = &bytes[open..];
+        pos = if rest.starts_with(b"<!--") {
+            find(open, b"-->")
+        } else if rest.starts_with(b"<![CDATA[") {
+            find(open, b"]]>")
+        } else if rest.starts_with(b"<?") {
+            find(open, b"?>")
+        } else if rest.starts_with(b"<!") {
+            // A DOCTYPE's internal subset holds `>`s of its own.
+            let close = find(open, b">");
+            match bytes[open..close].iter().position(|&b| b == b'[') {
+                Some(_) => find(open, b"]>").max(close),
+                None => close,
+            }
+        } else if rest.starts_with(b"</") {
+            depth = depth.saturating_sub(1);
+            find(open, b">")
+        } else {
+            let mut quote = None;
+            let mut end = open + 1;
+            while end < bytes.len() {
+                match (quote, bytes[end]) {
+                    (None, b'"' | b'\'') => quote = Some(bytes[end]),
+                    (Some(q), b) if b == q => quote = None,
+                    (None, b'>') => break,
+                    _ => {}
+                }
+                end += 1;
+            }
+            if bytes.get(end.wrapping_sub(1)) != Some(&b'/') {
+                depth += 1;
+                if depth > limit {
+                    return Some(open);
+                }
+            }
+            (end + 1).min(bytes.len())
+        };
+    }
+    None
 }
 
 /// Turns file bytes into text. JMeter always writes UTF-8, but plans edited by hand may

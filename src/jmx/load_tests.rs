@@ -374,3 +374,52 @@ fn wrong_root_or_missing_hash_tree_is_a_structure_error() {
     assert!(matches!(err, LoadError::Structure { .. }), "{err:?}");
     assert!(err.to_string().starts_with("e.jmx:1:1:"), "{err}");
 }
+
+#[test]
+fn nesting_deeper_than_the_limit_is_refused_with_its_line_before_parsing() {
+    let deep = "<elementProp name=\"x\" elementType=\"Arguments\">\n".repeat(20_000)
+        + "</elementProp>".repeat(20_000).as_str();
+    let text = plan_with("", &deep);
+    // On a 2 MiB thread, as a runtime worker has, so that a recursive parse would overflow.
+    let outcome = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || load_str(&text, Path::new("t.jmx")).map(|_| ()))
+        .expect("a thread starts")
+        .join()
+        .expect("loading returns");
+    match outcome {
+        Err(LoadError::Structure { span, message, .. }) => {
+            assert!(
+                message.contains("nested deeper than 500 levels"),
+                "{message}"
+            );
+            // The sampler sits 4 levels deep on line 6 with the first property; property k
+            // is on line 5 + k, 4 + k levels deep, so the 497th is the first too deep.
+            assert_eq!(span.line, 502);
+        }
+        other => panic!("expected a structure error, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_nesting_scan_skips_comments_cdata_self_closing_tags_and_quoted_brackets() {
+    let inside = "<!-- <a><a><a> --><![CDATA[<b><b>]]><?pi <c>?><boolProp name=\"a>b/\">true</boolProp><stringProp name=\"x\"/>"
+        .repeat(600);
+    let tree = load(&plan_with("", &inside));
+    assert_eq!(child(&tree).props.len(), 1200);
+}
+
+#[test]
+fn the_nesting_scan_stops_at_a_tag_the_text_does_not_close() {
+    for text in [
+        "<",
+        "x<a",
+        "<a b=\"",
+        "<!--",
+        "<![CDATA[",
+        "<!DOCTYPE [",
+        "</",
+    ] {
+        assert!(load_str(text, Path::new("t.jmx")).is_err(), "{text}");
+    }
+}

@@ -48,6 +48,9 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<ConfigElement> {
         "RandomVariableConfig" => Some(ConfigElement::Iteration(Arc::new(RandomVariable::build(
             cx,
         )))),
+        "FifoPopPreProcessor" => Some(ConfigElement::Pre(Arc::new(super::fifo::FifoPop::build(
+            cx,
+        )))),
         "UserParameters" => {
             let element = Arc::new(UserParameters::build(cx));
             Some(if element.per_iteration() {

@@ -251,6 +251,7 @@ impl<'a> BuildContext<'a> {
         match Template::compile(text, self.registry) {
             Ok(compiled) => {
                 for name in compiled.unknown_functions {
+                    let text = excerpt(text);
                     self.error(format!("unknown function {name} in {text:?}"));
                 }
                 for warning in compiled.warnings {
@@ -259,7 +260,8 @@ impl<'a> BuildContext<'a> {
                 compiled.template
             }
             Err(err) => {
-                self.error(format!("invalid expression {text:?}: {err}"));
+                let quoted = excerpt(text);
+                self.error(format!("invalid expression {quoted:?}: {err}"));
                 Template::literal(text)
             }
         }
@@ -369,4 +371,14 @@ pub fn argument_rows(prop: &Property) -> Vec<(String, String)> {
             (name, value)
         })
         .collect()
+}
+
+/// The start of a long text quoted in a message: enough to find it in the plan, short
+/// enough that a hostile value cannot flood the console.
+fn excerpt(text: &str) -> std::borrow::Cow<'_, str> {
+    const SHOWN: usize = 200;
+    match text.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}…", &text[..cut]).into(),
+        None => text.into(),
+    }
 }

@@ -18,6 +18,8 @@ pub mod context;
 pub mod controllers;
 pub mod debug_dump;
 pub mod extractors;
+pub mod fifo;
+pub mod flexible_file_writer;
 pub mod open_model;
 pub mod registry;
 pub mod response_forms;

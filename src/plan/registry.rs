@@ -161,6 +161,15 @@ const SSE: &str = "Server-Sent Events, which JMeter has no element for: one stre
 a count of them match an event type or a data pattern, or a timeout, with Last-Event-ID and \
 retry honoured on reconnection; see docs/sse.md";
 const PROTO: &str = "this protocol is not supported yet";
+const FTP: &str = "get and put in passive mode, binary or ASCII (line ends converted as JMeter's \
+client does), file content as response data when \"save file in response\" is on, download to a \
+local file, upload from a local file or from the given content, user and password (also from \
+FTP Request Defaults and Login Config Element), JMeter's codes and the server's reply texts (see \
+docs/ftp.md)";
+const MQTT: &str = "one connection per user (TCP or SSL trusting any certificate), QoS 0-2, \
+retained messages, String/hex/random payloads with the timestamp prefix, sub by message count \
+or elapsed time, the plugin's codes and messages; WebSocket transports, client certificates and \
+automatic reconnection are not supported (see docs/mqtt.md)";
 const JDBC: &str = "PostgreSQL, MySQL and MariaDB with native drivers; every query type, parameter types and `]NULL[`, variable names, result variable, row limit and query timeout (see docs/jdbc.md); other databases' drivers are a plan error";
 const JDBC_POOL: &str = "org.postgresql.Driver, com.mysql.cj.jdbc.Driver, com.mysql.jdbc.Driver and org.mariadb.jdbc.Driver URLs; pool shared by variable name, max wait, auto-commit, isolation, init SQL, keep-alive; TLS connections and preinit are not supported yet (see docs/jdbc.md)";
 const NO_PLUGIN: &str = "not supported yet";
@@ -230,7 +239,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "JMSSampler" => Sampler Unsupported "JMS Point-to-Point" PROTO;
     "PublisherSampler" => Sampler Unsupported "JMS Publisher" PROTO;
     "SubscriberSampler" => Sampler Unsupported "JMS Subscriber" PROTO;
-    "FTPSampler" => Sampler Unsupported "FTP Request" PROTO;
+    "FTPSampler" => Sampler Supported "FTP Request" FTP;
     "LDAPSampler" => Sampler Unsupported "LDAP Request" PROTO;
     "SmtpSampler" => Sampler Unsupported "SMTP Sampler" PROTO;
     "MailReaderSampler" => Sampler Unsupported "Mail Reader Sampler" PROTO;
@@ -247,11 +256,11 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "jmxr.sse.CloseStream" => Sampler Supported "SSE Close Stream (jmxr's own)" SSE;
     "JMeter.plugins.functional.samplers.websocket.WebSocketSampler" => Sampler Supported "WebSocket Sampler (jmeter-websocket plugin)" "text messages with response and close patterns, streaming connections by connection id, the message backlog and the plugin's execution log as response message; no proxy, no Header or Cookie Manager (that plugin version has none); see docs/websocket.md";
     "vn.zalopay.benchmark.testbean.GrpcRequest" => Sampler Unsupported "GRPC Request" PROTO;
-    "net.xmeter.samplers.ConnectSampler" => Sampler Unsupported "MQTT Connect" PROTO;
-    "net.xmeter.samplers.ConnectionSampler" => Sampler Unsupported "MQTT Connection" PROTO;
-    "net.xmeter.samplers.DisConnectSampler" => Sampler Unsupported "MQTT DisConnect" PROTO;
-    "net.xmeter.samplers.PubSampler" => Sampler Unsupported "MQTT Pub Sampler" PROTO;
-    "net.xmeter.samplers.SubSampler" => Sampler Unsupported "MQTT Sub Sampler" PROTO;
+    "net.xmeter.samplers.ConnectSampler" => Sampler Supported "MQTT Connect" MQTT;
+    "net.xmeter.samplers.ConnectionSampler" => Sampler Unsupported "MQTT Connection" "the 1.0 plugin's background connection sampler (holds connections for a keep time after the test) is not supported; use MQTT Connect and a Constant Timer";
+    "net.xmeter.samplers.DisConnectSampler" => Sampler Supported "MQTT DisConnect" MQTT;
+    "net.xmeter.samplers.PubSampler" => Sampler Supported "MQTT Pub Sampler" MQTT;
+    "net.xmeter.samplers.SubSampler" => Sampler Supported "MQTT Sub Sampler" MQTT;
     "com.blazemeter.jmeter.xmpp.JMeterXMPPSampler" => Sampler Unsupported "jp@gc - XMPP Sampler" PROTO;
     "nz.co.breakpoint.jmeter.iso8583.ISO8583Sampler" => Sampler Unsupported "ISO8583 Sampler" PROTO;
     "co.signal.loadgen.LoadGenerator" => Sampler Unsupported "Kafka Load Generator (co.signal)" PROTO;
@@ -276,7 +285,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "ConfigTestElement" gui "Http2DefaultsGui" => Config Supported "bzm - HTTP/2 Request Defaults (plugin 1.x)" "applies to bzm HTTP/2 Samplers of plugin 1.x as HTTP Request Defaults do to HTTP Requests";
     "ConfigTestElement" gui "LoginConfigGui" => Config Unsupported "Login Config Element" "not supported yet: set the user name and password on the sampler itself";
     "ConfigTestElement" gui "TCPConfigGui" => Config Supported "TCP Sampler Config" "defaults merged into TCP Samplers in scope at plan time";
-    "ConfigTestElement" gui "FtpConfigGui" => Config Unsupported "FTP Request Defaults" PROTO;
+    "ConfigTestElement" gui "FtpConfigGui" => Config Supported "FTP Request Defaults" "server, port, remote and local file, upload and binary settings the FTP Requests in its scope leave empty";
     "ConfigTestElement" gui "LdapConfigGui" => Config Unsupported "LDAP Request Defaults" PROTO;
     "ConfigTestElement" gui "SimpleConfigGui" => Config Supported "Simple Config Element" "an empty one, as JMeter's GUI creates it, changes nothing; properties added to it by hand are not merged into samplers (warning)";
     "HeaderManager" => Config Supported "HTTP Header Manager" "managers in scope merge: the innermost wins per header name";
@@ -307,7 +316,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "AnchorModifier" => PreProcessor Unsupported "HTML Link Parser" "not supported yet: take the link with a Regular Expression or CSS Selector Extractor and use the variable in the request";
     "RegExUserParameters" => PreProcessor Unsupported "RegEx User Parameters" "not supported yet: a Regular Expression Extractor followed by a JSR223 PreProcessor that sets the parameters does the same";
     "JDBCPreProcessor" => PreProcessor Supported "JDBC PreProcessor" JDBC;
-    "kg.apc.jmeter.modifiers.FifoPopPreProcessor" => PreProcessor Unsupported "jp@gc - Inter-Thread Communication PreProcessor" NO_PLUGIN;
+    "kg.apc.jmeter.modifiers.FifoPopPreProcessor" => PreProcessor Supported "jp@gc - Inter-Thread Communication PreProcessor" "takes the oldest value of a named queue shared by the whole run into a variable, waiting up to `Timeout` seconds (empty: without limit); a timed-out pop leaves the variable unset; a stop of the run ends the wait with `INTERRUPTED`; `__fifoPop`, `__fifoPut`, `__fifoGet` and `__fifoSize` reach the same queues; queues have no capacity limit";
     "kg.apc.jmeter.modifiers.RawRequestSourcePreProcessor" => PreProcessor Unsupported "jp@gc - Raw Data Source PreProcessor" NO_PLUGIN;
     "nz.co.breakpoint.jmeter.iso8583.ISO8583Crypto" => PreProcessor Unsupported "ISO8583 Crypto PreProcessor" PROTO;
 
@@ -328,7 +337,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "BeanShellPostProcessor" => PostProcessor Supported "BeanShell PostProcessor" SCRIPT;
     "BSFPostProcessor" => PostProcessor Supported "BSF PostProcessor" SCRIPT;
     "JDBCPostProcessor" => PostProcessor Supported "JDBC PostProcessor" JDBC;
-    "kg.apc.jmeter.modifiers.FifoPutPostProcessor" => PostProcessor Unsupported "jp@gc - Inter-Thread Communication PostProcessor" NO_PLUGIN;
+    "kg.apc.jmeter.modifiers.FifoPutPostProcessor" => PostProcessor Supported "jp@gc - Inter-Thread Communication PostProcessor" "puts its `Value`, evaluated after the sample, into a named queue shared by the whole run";
 
     "ResponseAssertion" => Assertion Supported "Response Assertion" "";
     "DurationAssertion" => Assertion Supported "Duration Assertion" "";
@@ -371,7 +380,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "com.github.johrstrom.listener.PrometheusListener" => Listener Supported "Prometheus Listener" "an HTTP endpoint (`prometheus.ip`, `prometheus.port`, `prometheus.delay`) with the plugin's counters, success ratios, histograms and summaries over response time, size, latency, idle and connect time, labelled by `label`, `code`, `thread_group` or a `sample_variables` entry, and `jmeter_threads`; no JVM metrics";
     "kg.apc.jmeter.listener.GraphsGeneratorListener" => Listener Unsupported "jp@gc - Graphs Generator" "draws graphs as files; the HTML dashboard (`-e -o DIR`) draws them instead";
     "kg.apc.jmeter.reporters.LoadosophiaUploader" => Listener Unsupported "jp@gc - BlazeMeter Sense Uploader" "uploading to BlazeMeter is not supported; the HTML dashboard (`-e -o DIR`) shows the results";
-    "kg.apc.jmeter.reporters.FlexibleFileWriter" => Listener Unsupported "jp@gc - Flexible File Writer" "its own file format is not written yet; `sample_variables` puts variables in the .jtl instead";
+    "kg.apc.jmeter.reporters.FlexibleFileWriter" => Listener Supported "jp@gc - Flexible File Writer" "the plugin's `columns` syntax (every field name, `variable#N` from `sample_variables`, `\\t`/`\\r`/`\\n` escapes, an empty piece between bars for a bar, other text as written), header and footer, overwrite or append; records reach the file in buffered blocks rather than one write per sample";
     "ResultSaver" => Listener Supported "Save Responses to a file" "every option (prefix with `~/` for the plan's folder, variable name, errors or successes only, timestamp, number padding, no number, no suffix, transaction samples skipped); sub-samples get their own files; one number sequence per element for the whole run, as in JMeter";
     "MailerResultCollector" => Listener Unsupported "Mailer Visualizer" "sending mail is not planned";
     "JSR223Listener" => Listener Supported "JSR223 Listener" SCRIPT;
@@ -505,8 +514,8 @@ mod tests {
         let composite =
             lookup("kg.apc.jmeter.vizualizers.CompositeResultCollector", "").expect("row");
         assert_eq!(composite.status, Status::Ignored);
-        let ftp = lookup("FTPSampler", "FtpTestSamplerGui").expect("row");
-        assert!(ftp.blocks_run());
+        let ldap = lookup("LDAPSampler", "LdapTestSamplerGui").expect("row");
+        assert!(ldap.blocks_run());
         assert!(affects_run(None, "com.example.FancySampler"));
         assert!(!affects_run(None, "com.example.FancyListener"));
     }

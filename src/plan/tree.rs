@@ -31,6 +31,8 @@ pub struct TestPlan {
     pub backend_listeners: Vec<BackendListenerSpec>,
     /// Prometheus Listeners (the plugin's): the metrics one endpoint serves.
     pub prometheus_listeners: Vec<PrometheusListenerSpec>,
+    /// jp@gc Flexible File Writers.
+    pub flexible_file_writers: Vec<super::flexible_file_writer::FlexibleFileWriterSpec>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -269,6 +269,17 @@ impl<R: BufRead> JtlReader<R> {
             return Ok(());
         };
         let text = String::from_utf8_lossy(&self.raw).trim_end().to_string();
+        let opening = text.trim_start_matches('\u{feff}').trim_start();
+        if opening.starts_with("<?xml") || opening.starts_with("<testResults") {
+            return Err(ReadError::Record {
+                path: self.path.clone(),
+                line: start,
+                message: "an XML results file: the report reads CSV results, as JMeter's \
+                          report generator does; run again with \
+                          -Jjmeter.save.saveservice.output_format=csv"
+                    .into(),
+            });
+        }
         if let Some((delimiter, names)) = header_names(&text, self.delimiter) {
             self.delimiter = delimiter;
             self.columns = Columns::from_names(names)?;

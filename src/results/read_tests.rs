@@ -210,3 +210,18 @@ fn a_timestamp_format_java_refuses_names_itself_in_the_error() {
         "{err}"
     );
 }
+
+#[test]
+fn an_xml_results_file_is_named_as_such() {
+    for text in [
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testResults version=\"1.2\">\n</testResults>\n",
+        "\u{feff}<testResults version=\"1.2\">\n<httpSample t=\"5\" lb=\"a\"/>\n</testResults>\n",
+    ] {
+        let err = read_all(text).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            err.starts_with("t.jtl:1: an XML results file")
+                && err.contains("jmeter.save.saveservice.output_format=csv"),
+            "{err}"
+        );
+    }
+}

@@ -14,15 +14,18 @@
 //! UDP sender behind Java Request classes and the jmeter-plugins UDP Request), [`tcp`]
 //! (TCP Sampler), [`ws`] (the Luminis WebSocket samplers), [`sse`] (jmxr's own
 //! Server-Sent Events samplers), [`jdbc`] (JDBC Request and processors, built by the
-//! assembler with the plan's connection configurations).
+//! assembler with the plan's connection configurations), [`mqtt`] (the xmeter MQTT
+//! samplers), [`ftp`] (FTP Request).
 
 pub mod bytes;
 pub mod debug;
 pub mod dummy;
 pub mod flow_control;
+pub mod ftp;
 pub mod http;
 pub mod java;
 pub mod jdbc;
+pub mod mqtt;
 pub mod os_process;
 pub mod sse;
 pub mod tcp;
@@ -56,6 +59,9 @@ pub fn build(
         }
         "kg.apc.jmeter.samplers.UDPSampler" => Some(udp::plugin::build(cx)),
         "kg.apc.jmeter.samplers.DummySampler" => Some(dummy::build(cx)),
+        "FTPSampler" | "org.apache.jmeter.protocol.ftp.sampler.FTPSampler" => {
+            Some(ftp::build(cx, configs))
+        }
         "TCPSampler" | "org.apache.jmeter.protocol.tcp.sampler.TCPSampler" => {
             Some(tcp::build(cx, configs))
         }
@@ -67,7 +73,9 @@ pub fn build(
         "com.blazemeter.jmeter.http.ParallelHTTPSampler" => {
             Some(http::build_parallel_http_requests(cx, configs))
         }
-        _ => sse::build(class, cx, configs).or_else(|| ws::build(class, cx, configs)),
+        _ => sse::build(class, cx, configs)
+            .or_else(|| ws::build(class, cx, configs))
+            .or_else(|| mqtt::build(class, cx)),
     }
 }
 
@@ -264,7 +272,7 @@ mod tests {
 
     #[test]
     fn unknown_classes_are_not_built_here() {
-        let element = element("FTPSampler", "FtpTestSamplerGui", "x", vec![]);
+        let element = element("LDAPSampler", "LdapTestSamplerGui", "x", vec![]);
         let (sampler, diagnostics) = build_element(&element, &[]);
         assert!(sampler.is_none());
         assert!(diagnostics.is_empty());

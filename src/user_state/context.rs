@@ -89,6 +89,8 @@ pub struct TestInfo {
     pub plan_file: PathBuf,
     /// The folder relative file names are resolved against after the working folder.
     pub plan_dir: PathBuf,
+    /// The Inter-Thread Communication queues.
+    pub fifo: std::sync::Arc<super::fifo::FifoMap>,
 }
 
 /// Who is evaluating: the virtual user's identity.

@@ -8,6 +8,7 @@
 //! on the user without depending on the scheduler.
 
 mod context;
+pub mod fifo;
 pub mod in_flight;
 mod run;
 mod thread_counts;

@@ -129,6 +129,7 @@ impl RunShared {
     /// Asks every user to finish its current sample and stop.
     pub fn request_stop(&self) {
         self.stop_requested.store(true, Ordering::SeqCst);
+        self.test.fifo.interrupt();
         let token = self.stop.lock();
         self.phase_stopping.store(true, Ordering::SeqCst);
         token.cancel();

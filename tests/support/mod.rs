@@ -5,7 +5,9 @@
 
 pub mod batch;
 pub mod db;
+pub mod ftp_server;
 pub mod jdbc_run;
+pub mod mosquitto;
 
 pub mod services;
 pub mod sockets;

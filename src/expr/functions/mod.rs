@@ -11,6 +11,7 @@
 mod csv_read;
 mod dates;
 pub(crate) mod encoding;
+pub(crate) mod fifo;
 mod files;
 pub(crate) mod hashes;
 mod html_entities;
@@ -64,6 +65,7 @@ impl FunctionRegistry {
             csv_read::FUNCTIONS,
             dates::FUNCTIONS,
             encoding::FUNCTIONS,
+            fifo::FUNCTIONS,
             files::FUNCTIONS,
             log::FUNCTIONS,
             math::FUNCTIONS,

@@ -50,6 +50,7 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn PostProce
         "XPathExtractor" => Arc::new(XPathExtractor::build(cx)),
         "HtmlExtractor" => Arc::new(CssExtractor::build(cx)),
         "XPath2Extractor" => Arc::new(XPath2Extractor::build(cx)),
+        super::fifo::PUT_CLASS => Arc::new(super::fifo::FifoPut::build(cx)),
         json_path_plugin::CLASS => Arc::new(json_path_plugin::JsonPathPluginExtractor::build(cx)),
         _ => return None,
     })

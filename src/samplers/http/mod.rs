@@ -70,7 +70,7 @@ pub(super) use self::bzm::build as build_bzm_http2;
 pub(super) use self::parallel_requests::build as build_parallel_http_requests;
 // The WebSocket samplers' upgrade request takes its headers, cookies and TLS from here.
 pub(super) use self::config::{cookie_manager, merge_headers, CookieManagerSpec};
-pub(super) use self::tls::{handshake as tls_handshake, Stream, VERIFY_PROPERTY};
+pub(super) use self::tls::{handshake as tls_handshake, trust_all_config, Stream, VERIFY_PROPERTY};
 // The SSE samplers open their streams with the HTTP sampler's connect, TLS and errors.
 pub(super) use self::client::{
     connect_with_user_dns, Outgoing, Pool, TransportError, DEFAULT_MAX_BODY,

@@ -62,6 +62,19 @@ async fn connect(
     TlsConnector::from(config).connect(name, tcp).await
 }
 
+/// The trust-all client configuration without ALPN, for other protocols over TLS
+/// (MQTT's `SSL` transport trusts every certificate, as the xmeter plugin does).
+pub fn trust_all_config() -> Arc<ClientConfig> {
+    static CONFIG: OnceLock<Arc<ClientConfig>> = OnceLock::new();
+    CONFIG
+        .get_or_init(|| {
+            let mut config = build_config(false, false);
+            config.alpn_protocols.clear();
+            Arc::new(config)
+        })
+        .clone()
+}
+
 fn provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }

@@ -61,14 +61,7 @@ pub struct TcpSampler {
 
 /// Builds a TCP Sampler, merging TCP Sampler Config defaults among `configs`.
 pub fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn Sampler> {
-    let applicable: Vec<&Element> = configs
-        .iter()
-        .copied()
-        .filter(|config| {
-            let short = config.gui.rsplit('.').next().unwrap_or("");
-            APPLICABLE_CONFIG_GUIS.contains(&short)
-        })
-        .collect();
+    let applicable = applicable_configs(configs, &APPLICABLE_CONFIG_GUIS);
     let mut merged =
         |name: &str| merged_text(cx.element, &applicable, name).map(|text| cx.compile(&text));
     let settings = Settings {
@@ -116,10 +109,20 @@ pub fn build(cx: &mut BuildContext<'_>, configs: &[&Element]) -> Arc<dyn Sampler
     })
 }
 
+/// The config elements among `configs` whose GUI class (short name) is one of `guis`:
+/// those a sampler takes defaults from, as its `applies` test in JMeter says.
+pub(crate) fn applicable_configs<'a>(configs: &[&'a Element], guis: &[&str]) -> Vec<&'a Element> {
+    configs
+        .iter()
+        .copied()
+        .filter(|config| guis.contains(&config.gui.rsplit('.').next().unwrap_or("")))
+        .collect()
+}
+
 /// A property after JMeter's config merge: the sampler's own value unless it is absent
 /// or empty, then the first non-empty value among the configs (innermost first); an
 /// empty value when that is all there is; `None` when no element has it.
-fn merged_text(own: &Element, configs: &[&Element], name: &str) -> Option<String> {
+pub(crate) fn merged_text(own: &Element, configs: &[&Element], name: &str) -> Option<String> {
     let mut found = own.str_prop(name);
     if found.is_some_and(|text| !text.is_empty()) {
         return found.map(str::to_string);

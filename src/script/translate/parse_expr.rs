@@ -33,6 +33,10 @@ const PACKAGE_ROOTS: &[&str] = &["java", "javax", "groovy", "org", "com", "net",
 
 impl Parser {
     pub(super) fn expression(&mut self) -> ParseResult<Expr> {
+        self.nested(Self::expression_level)
+    }
+
+    fn expression_level(&mut self) -> ParseResult<Expr> {
         let target = self.conditional()?;
         if let Tok::Punct(op) = *self.peek() {
             if ASSIGNMENTS.contains(&op) && !self.ends_at_newline() {
@@ -136,6 +140,10 @@ impl Parser {
     }
 
     fn unary(&mut self) -> ParseResult<Expr> {
+        self.nested(Self::unary_level)
+    }
+
+    fn unary_level(&mut self) -> ParseResult<Expr> {
         if let Tok::Punct(op @ ("!" | "-" | "+" | "~")) = *self.peek() {
             self.pos += 1;
             let operand = self.unary()?;

@@ -19,7 +19,14 @@ pub struct Parser {
     /// Names the script declares (variables, parameters): a capitalised one is then a
     /// variable, not a class.
     pub(super) declared: std::collections::HashSet<String>,
+    /// How many statements and expressions enclose the one being parsed.
+    depth: usize,
 }
+
+/// How deeply statements and expressions may nest. Scripts people write nest a few dozen
+/// levels at most; the bound keeps a hostile script from exhausting the stack of the
+/// thread that translates it (a runtime worker's stack is 2 MiB).
+pub const MAX_NESTING: usize = 200;
 
 /// A syntax error: the line and what was expected.
 pub(super) type ParseResult<T> = Result<T, (usize, String)>;
@@ -44,7 +51,25 @@ impl Parser {
             newline_ends: vec![language == SourceLanguage::Groovy],
             problems: Vec::new(),
             declared: std::collections::HashSet::new(),
+            depth: 0,
         }
+    }
+
+    /// Parses one nested level, refusing to go deeper than [`MAX_NESTING`].
+    pub(super) fn nested<T>(
+        &mut self,
+        level: impl FnOnce(&mut Self) -> ParseResult<T>,
+    ) -> ParseResult<T> {
+        if self.depth >= MAX_NESTING {
+            return Err((
+                self.line(),
+                format!("nested deeper than {MAX_NESTING} levels"),
+            ));
+        }
+        self.depth += 1;
+        let parsed = level(self);
+        self.depth -= 1;
+        parsed
     }
 
     pub fn script(&mut self) -> Vec<Stmt> {
@@ -236,7 +261,7 @@ impl Parser {
 
     pub(super) fn statement(&mut self) -> ParseResult<Stmt> {
         let line = self.line();
-        let kind = self.statement_kind()?;
+        let kind = self.nested(Self::statement_kind)?;
         Ok(Stmt { line, kind })
     }
 

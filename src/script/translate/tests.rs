@@ -315,3 +315,49 @@ fn a_step_as_a_value_on_an_element_whose_index_changes_is_untranslatable() {
     let translation = translate(SourceLanguage::Java, "x = (a[i++] = 2);");
     assert!(!translation.problems.is_empty());
 }
+
+#[test]
+fn nesting_deeper_than_the_limit_is_reported_without_exhausting_the_stack() {
+    let n = 20_000;
+    for (language, source) in [
+        (
+            SourceLanguage::Groovy,
+            format!("x = {}{}", "[".repeat(n), "]".repeat(n)),
+        ),
+        (
+            SourceLanguage::Java,
+            format!("int x = {}1{};", "(".repeat(n), ")".repeat(n)),
+        ),
+        (
+            SourceLanguage::JavaScript,
+            format!("{}{}", "{".repeat(n), "}".repeat(n)),
+        ),
+        (
+            SourceLanguage::BeanShell,
+            format!("x = {}1;", "-".repeat(n)),
+        ),
+        (
+            SourceLanguage::Jexl,
+            format!("{}x = 1;", "if (true) ".repeat(n)),
+        ),
+    ] {
+        // On a runtime worker's 2 MiB stack, where plans' scripts are translated.
+        let translation = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || translate(language, &source))
+            .expect("a thread starts")
+            .join()
+            .expect("translation returns");
+        assert!(
+            translation
+                .problems
+                .iter()
+                .any(|p| p.construct.contains("nested deeper than 200 levels")),
+            "{language:?}: {:?}",
+            translation.problems
+        );
+    }
+    // Nesting people write still translates and runs.
+    let (value, _) = groovy(&format!("{}7{}", "(".repeat(40), ")".repeat(40)), &[]);
+    assert_eq!(value.as_int().ok(), Some(7));
+}
