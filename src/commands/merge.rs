@@ -20,16 +20,16 @@
 //! that says the run did not finish, or a shard index of `N` that no input covers.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
 
 use crate::foundation::properties::Properties;
-use crate::results::{JtlReader, JtlRecord, SaveConfig};
+use crate::results::SaveConfig;
 
 use super::cli::CliError;
-use super::shard_meta::ShardMeta;
+use super::merge_input::MergeInput;
 
 /// Records held to put nearly ordered inputs in order (about 20 MB at most).
 const WINDOW: usize = 1 << 17;
@@ -123,26 +123,6 @@ impl Ord for Row {
     }
 }
 
-/// One input file and its next record.
-struct Input {
-    path: PathBuf,
-    reader: JtlReader<BufReader<File>>,
-    meta: Option<ShardMeta>,
-    record: JtlRecord,
-    columns: Columns,
-    /// Corrected time of the last record read (the shard counts 0 threads after it).
-    last_time: i64,
-    done: bool,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Columns {
-    timestamp: usize,
-    grp: usize,
-    all: usize,
-    count: usize,
-}
-
 /// Runs the merge and prints its report; the exit status says whether shards were
 /// missing.
 pub fn run(config: &MergeConfig) -> super::run::Outcome {
@@ -209,107 +189,72 @@ pub fn merge_with(
             ));
             continue;
         }
-        inputs.push(open_input(path, save, timestamp_format)?);
+        inputs.push(MergeInput::open(path, save, timestamp_format)?);
     }
     check_shards(&inputs, &mut report);
     let Some(first) = inputs.first() else {
         return Err("merge: none of the input files exists".into());
     };
-    let names = first.reader.column_names().to_vec();
-    let header = first.reader.header_line().map(str::to_string);
-    let delimiter = first.reader.delimiter();
+    let names = first.column_names().to_vec();
+    let header = first.header_line().map(str::to_string);
+    let delimiter = first.delimiter();
     for input in &inputs[1..] {
-        if input.reader.column_names() != names.as_slice() || input.reader.delimiter() != delimiter
-        {
+        if input.column_names() != names.as_slice() || input.delimiter() != delimiter {
             return Err(format!(
                 "{} has other columns than {} ({} instead of {}); merge files written with the same settings",
                 input.path.display(),
                 first.path.display(),
-                input.reader.column_names().join(","),
+                input.column_names().join(","),
                 names.join(",")
             ));
         }
     }
     let file = File::create(&config.out)
         .map_err(|e| format!("cannot write {}: {e}", config.out.display()))?;
-    let mut out = BufWriter::with_capacity(1 << 16, file);
+    let mut out = BufWriter::with_capacity(1 << 20, file);
     let write_err = |e: std::io::Error| format!("cannot write {}: {e}", config.out.display());
     if let Some(header) = header {
         out.write_all(header.as_bytes()).map_err(write_err)?;
         out.write_all(b"\n").map_err(write_err)?;
     }
-    let mut merger = Merger::new(inputs.len(), delimiter);
-    // The k-way merge: each input's next record, by corrected time.
+    let mut merger = Merger::new(inputs.len());
+    // The k-way merge: each input's next record, by corrected time (the heap holds only
+    // the keys; the rows wait in `next`).
+    let mut next: Vec<Option<Row>> = Vec::with_capacity(inputs.len());
     let mut heads = BinaryHeap::new();
     for (i, input) in inputs.iter_mut().enumerate() {
-        if let Some(row) = merger.read_row(i, input)? {
-            heads.push(Reverse(row));
+        let row = merger.read_row(i, input)?;
+        if let Some(row) = &row {
+            heads.push(Reverse((row.time, row.seq, i)));
         }
+        next.push(row);
     }
-    while let Some(Reverse(row)) = heads.pop() {
-        let i = row.input;
-        merger.window.push(Reverse(row));
-        if let Some(next) = merger.read_row(i, &mut inputs[i])? {
-            heads.push(Reverse(next));
-        } else {
-            merger.ended[i] = Some(inputs[i].last_time);
+    while let Some(Reverse((_, _, i))) = heads.pop() {
+        let Some(row) = next[i].take() else { break };
+        merger.window.push(row);
+        next[i] = merger.read_row(i, &mut inputs[i])?;
+        match &next[i] {
+            Some(row) => heads.push(Reverse((row.time, row.seq, i))),
+            None => merger.ended[i] = Some(merger.last_time[i]),
         }
         if merger.window.len() > WINDOW {
             merger.write_next(&mut out).map_err(write_err)?;
         }
     }
-    while !merger.window.is_empty() {
+    while merger.window.len() > 0 {
         merger.write_next(&mut out).map_err(write_err)?;
     }
     out.flush().map_err(write_err)?;
     for input in &inputs {
-        report
-            .warnings
-            .extend(input.reader.warnings().iter().cloned());
+        report.warnings.extend(input.warnings.iter().cloned());
     }
     report.rows = merger.rows;
     report.out_of_order = merger.out_of_order;
     Ok(report)
 }
 
-fn open_input(
-    path: &Path,
-    save: &SaveConfig,
-    timestamp_format: Option<&str>,
-) -> Result<Input, String> {
-    let meta = ShardMeta::read_beside(path)?;
-    let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let input = BufReader::with_capacity(1 << 16, file);
-    let reader = JtlReader::new(input, path, save, timestamp_format).map_err(|e| e.to_string())?;
-    let names = reader.column_names();
-    let find = |n: &str| names.iter().position(|c| c == n);
-    // The reader has already refused a file without these columns.
-    let columns = Columns {
-        timestamp: find("timeStamp").unwrap_or(0),
-        grp: find("grpThreads").unwrap_or(0),
-        all: find("allThreads").unwrap_or(0),
-        count: names.len(),
-    };
-    let has_offset = meta.as_ref().is_some_and(|m| m.offset_at(m.started) != 0.0);
-    if has_offset && !reader.timestamps_in_ms() {
-        return Err(format!(
-            "{}: its clock offset can only be applied to timestamps in epoch milliseconds",
-            path.display()
-        ));
-    }
-    Ok(Input {
-        path: path.to_path_buf(),
-        reader,
-        meta,
-        record: JtlRecord::default(),
-        columns,
-        last_time: i64::MIN,
-        done: false,
-    })
-}
-
 /// Reports unfinished shards and shard indexes no input covers.
-fn check_shards(inputs: &[Input], report: &mut MergeReport) {
+fn check_shards(inputs: &[MergeInput], report: &mut MergeReport) {
     let mut seen: HashMap<u32, Vec<u32>> = HashMap::new();
     for input in inputs {
         let Some(meta) = &input.meta else { continue };
@@ -334,16 +279,50 @@ fn check_shards(inputs: &[Input], report: &mut MergeReport) {
     }
 }
 
+/// The reorder window: rows in time order. Most rows come in order and are appended to
+/// `run` (no comparisons beyond one); the few that come earlier than its last row wait in
+/// `stragglers`. The earliest row is at the front of one or the other.
+#[derive(Default)]
+struct Window {
+    run: VecDeque<Row>,
+    stragglers: BinaryHeap<Reverse<Row>>,
+}
+
+impl Window {
+    fn len(&self) -> usize {
+        self.run.len() + self.stragglers.len()
+    }
+
+    fn push(&mut self, row: Row) {
+        match self.run.back() {
+            Some(last) if row < *last => self.stragglers.push(Reverse(row)),
+            _ => self.run.push_back(row),
+        }
+    }
+
+    fn pop(&mut self) -> Option<Row> {
+        match (self.run.front(), self.stragglers.peek()) {
+            (Some(first), Some(Reverse(straggler))) if straggler < first => {
+                self.stragglers.pop().map(|Reverse(row)| row)
+            }
+            (Some(_), _) => self.run.pop_front(),
+            (None, _) => self.stragglers.pop().map(|Reverse(row)| row),
+        }
+    }
+}
+
 /// The merge's state: the reorder window, and each shard's latest thread counts.
 struct Merger {
-    window: BinaryHeap<Reverse<Row>>,
+    window: Window,
     spare: Vec<Vec<u8>>,
     seq: u64,
-    delimiter: u8,
-    groups: HashMap<String, u32>,
+    groups: HashMap<Vec<u8>, u32>,
     /// `[group][input]`: the latest `grpThreads` written for that group by that input.
     grp_latest: Vec<Vec<i64>>,
     all_latest: Vec<i64>,
+    /// Per input: the corrected time of its latest record read, and of its last one once
+    /// its file has ended (the shard counts 0 threads after it).
+    last_time: Vec<i64>,
     ended: Vec<Option<i64>>,
     last_written: i64,
     rows: u64,
@@ -351,16 +330,24 @@ struct Merger {
     number: itoa::Buffer,
 }
 
+/// What replaces one of the fields the merge rewrites.
+#[derive(Clone, Copy)]
+enum Cut {
+    Time,
+    Grp,
+    All,
+}
+
 impl Merger {
-    fn new(inputs: usize, delimiter: u8) -> Merger {
+    fn new(inputs: usize) -> Merger {
         Merger {
-            window: BinaryHeap::new(),
+            window: Window::default(),
             spare: Vec::new(),
             seq: 0,
-            delimiter,
             groups: HashMap::new(),
             grp_latest: Vec::new(),
             all_latest: vec![0; inputs],
+            last_time: vec![i64::MIN; inputs],
             ended: vec![None; inputs],
             last_written: i64::MIN,
             rows: 0,
@@ -369,54 +356,50 @@ impl Merger {
         }
     }
 
-    /// Reads the next record of `input` into a row (`None` at its end).
-    fn read_row(&mut self, index: usize, input: &mut Input) -> Result<Option<Row>, String> {
-        if input.done {
+    /// Reads the next record of `input` into a row (`None` at its end): its bytes copied
+    /// through, the timestamp moved by the shard's offset, the thread counts left out.
+    fn read_row(&mut self, index: usize, input: &mut MergeInput) -> Result<Option<Row>, String> {
+        if !input.advance()? {
             return Ok(None);
         }
-        if input
-            .reader
-            .next_record(&mut input.record)
-            .map_err(|e| e.to_string())?
-            .is_none()
-        {
-            input.done = true;
-            return Ok(None);
-        }
-        let local = input.record.timestamp;
+        let record = input.current();
         let offset = input
             .meta
             .as_ref()
-            .map_or(0, |m| m.offset_at(local).round() as i64);
-        let time = local + offset;
-        input.last_time = input.last_time.max(time);
+            .map_or(0, |m| m.offset_at(record.timestamp).round() as i64);
+        let time = record.timestamp + offset;
+        self.last_time[index] = self.last_time[index].max(time);
         let mut line = self.spare.pop().unwrap_or_default();
         line.clear();
-        let (mut grp_at, mut all_at) = (0, 0);
-        let c = input.columns;
-        for i in 0..c.count {
-            if i > 0 {
-                line.push(self.delimiter);
+        let mut cuts = [
+            (record.timestamp_at, Cut::Time),
+            (record.grp_at, Cut::Grp),
+            (record.all_at, Cut::All),
+        ];
+        cuts.sort_unstable_by_key(|&((from, _), _)| from);
+        let (mut grp_at, mut all_at, mut copied) = (0, 0, 0);
+        for ((from, to), cut) in cuts {
+            line.extend_from_slice(&record.bytes[copied..from]);
+            match cut {
+                Cut::Time if offset != 0 => {
+                    line.extend_from_slice(self.number.format(time).as_bytes());
+                }
+                Cut::Time => line.extend_from_slice(&record.bytes[from..to]),
+                Cut::Grp => grp_at = line.len(),
+                Cut::All => all_at = line.len(),
             }
-            if i == c.timestamp && offset != 0 {
-                line.extend_from_slice(self.number.format(time).as_bytes());
-            } else if i == c.grp {
-                grp_at = line.len();
-            } else if i == c.all {
-                all_at = line.len();
-            } else {
-                line.extend_from_slice(input.reader.written_field(i));
-            }
+            copied = to;
         }
-        let group = self.group_of(&input.record.thread_name);
+        line.extend_from_slice(&record.bytes[copied..]);
+        let group = self.group_of(&record.thread_name);
         self.seq += 1;
         Ok(Some(Row {
             time,
             seq: self.seq,
             input: index,
             group,
-            grp_threads: input.record.grp_threads,
-            all_threads: input.record.all_threads,
+            grp_threads: record.grp_threads,
+            all_threads: record.all_threads,
             line,
             grp_at,
             all_at,
@@ -424,23 +407,28 @@ impl Merger {
     }
 
     /// The thread group of a JMeter thread name ("Group 1-5" → "Group 1").
-    fn group_of(&mut self, thread_name: &str) -> u32 {
-        let group = match thread_name.rsplit_once('-') {
-            Some((group, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => group,
+    fn group_of(&mut self, thread_name: &[u8]) -> u32 {
+        let group = match thread_name.iter().rposition(|&b| b == b'-') {
+            Some(dash)
+                if dash + 1 < thread_name.len()
+                    && thread_name[dash + 1..].iter().all(u8::is_ascii_digit) =>
+            {
+                &thread_name[..dash]
+            }
             _ => thread_name,
         };
         if let Some(&id) = self.groups.get(group) {
             return id;
         }
         let id = u32::try_from(self.groups.len()).unwrap_or(u32::MAX);
-        self.groups.insert(group.to_string(), id);
+        self.groups.insert(group.to_vec(), id);
         self.grp_latest.push(vec![0; self.all_latest.len()]);
         id
     }
 
     /// Writes the earliest row of the window, with thread counts summed across shards.
     fn write_next(&mut self, out: &mut impl Write) -> std::io::Result<()> {
-        let Some(Reverse(row)) = self.window.pop() else {
+        let Some(row) = self.window.pop() else {
             return Ok(());
         };
         if row.time < self.last_written {

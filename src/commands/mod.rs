@@ -16,6 +16,7 @@ mod flexible_file_sinks;
 pub mod fuzzing;
 mod live_sinks;
 pub mod merge;
+mod merge_input;
 pub mod migrate;
 pub mod plan_profile;
 mod progress;

@@ -249,13 +249,12 @@ impl<R: BufRead> JtlReader<R> {
         self.header_line.as_deref()
     }
 
-    /// Field `i` of the record [`next_record`](Self::next_record) last returned, exactly as
-    /// written (quotes included), for tools that copy records through.
-    pub fn written_field(&self, i: usize) -> &[u8] {
-        self.fields
-            .written
-            .get(i)
-            .map_or(&[][..], |&(from, to)| &self.raw[from..to])
+    /// A `timeStamp` field's value (unquoted) in epoch ms, read as this file writes it.
+    pub fn read_timestamp(&self, field: &[u8]) -> Result<i64, String> {
+        match (&self.time_format, parse_int(field)) {
+            (TimeFormat::Millis, Some(ms)) => Ok(ms),
+            (format, _) => parse_time(&String::from_utf8_lossy(field), format),
+        }
     }
 
     /// Whether `timeStamp` is epoch milliseconds (not a date pattern).
@@ -379,10 +378,7 @@ impl<R: BufRead> JtlReader<R> {
             })
         };
         let opt_int = |i: Option<usize>, name: &str| i.map_or(Ok(0), |i| int(i, name));
-        record.timestamp = match (&self.time_format, parse_int(f(c.timestamp))) {
-            (TimeFormat::Millis, Some(ms)) => ms,
-            (format, _) => parse_time(&String::from_utf8_lossy(f(c.timestamp)), format)?,
-        };
+        record.timestamp = self.read_timestamp(f(c.timestamp))?;
         record.elapsed = int(c.elapsed, "elapsed")?;
         record.bytes = int(c.bytes, "bytes")?;
         record.sent_bytes = opt_int(c.sent_bytes, "sentBytes")?;
@@ -489,8 +485,6 @@ fn header_names(line: &str, configured: u8) -> Option<(u8, Vec<String>)> {
 #[derive(Debug, Default)]
 struct Fields {
     ranges: Vec<(usize, usize)>,
-    /// Each field as written, quotes included (what `jmxr merge` copies through).
-    written: Vec<(usize, usize)>,
     unquoted: Vec<u8>,
     quoted: bool,
 }
@@ -515,7 +509,6 @@ fn split_fields(raw: &[u8], delimiter: u8, fields: &mut Fields) -> Result<usize,
     }
     let raw = &raw[..end];
     fields.ranges.clear();
-    fields.written.clear();
     fields.quoted = raw.contains(&b'"');
     if !fields.quoted {
         let mut start = 0;
@@ -526,7 +519,6 @@ fn split_fields(raw: &[u8], delimiter: u8, fields: &mut Fields) -> Result<usize,
             }
         }
         fields.ranges.push((start, raw.len()));
-        fields.written.clone_from(&fields.ranges);
         return Ok(fields.ranges.len());
     }
     let out = &mut fields.unquoted;
@@ -534,7 +526,6 @@ fn split_fields(raw: &[u8], delimiter: u8, fields: &mut Fields) -> Result<usize,
     let mut i = 0;
     loop {
         let from = out.len();
-        let written_from = i;
         if raw.get(i) == Some(&b'"') {
             i += 1;
             loop {
@@ -569,7 +560,6 @@ fn split_fields(raw: &[u8], delimiter: u8, fields: &mut Fields) -> Result<usize,
             i = stop;
         }
         fields.ranges.push((from, out.len()));
-        fields.written.push((written_from, i));
         if i >= raw.len() {
             return Ok(fields.ranges.len());
         }
