@@ -10,6 +10,8 @@ pub mod jdbc_run;
 pub mod mosquitto;
 
 pub mod services;
+pub mod shards;
+pub mod slurm;
 pub mod sockets;
 pub mod tmpfs;
 
