@@ -1,9 +1,10 @@
 //! `jmxr merge OUT.jtl IN1.jtl IN2.jtl …`: one time-ordered `.jtl` from the results of
 //! several shards, streamed with bounded memory whatever the size of the inputs.
 //!
-//! Each input is read with the dashboard's reader ([`JtlReader`]); every field is copied
+//! Each input is scanned by [`MergeInput`] (the dashboard's reader decides what the file
+//! is; the records are then read as bytes); every field is copied
 //! through as written except three: `timeStamp`, moved by the shard's clock offset from
-//! its metadata file ([`ShardMeta`]), and `grpThreads`/`allThreads`, recomputed across
+//! its metadata file (`shard_meta`), and `grpThreads`/`allThreads`, recomputed across
 //! shards. JMeter's meaning of them is "active threads of this sample's thread group / of
 //! the whole test when the sample was written"; across shards that is the sum of every
 //! shard's latest value at that moment, so the merge keeps each shard's last value per
