@@ -47,6 +47,8 @@ pub struct RawArgs {
     pub plan_profile: Option<Vec<String>>,
     /// `merge` and its arguments, read apart.
     pub merge: Option<Vec<String>>,
+    /// `k8s-job` and its arguments, read apart.
+    pub k8s_job: Option<Vec<String>>,
     /// `-g`: results files to build a dashboard from (repeat to merge several).
     pub report_from: Vec<PathBuf>,
     /// `-e`: build the dashboard at the end of the run.
@@ -85,6 +87,8 @@ pub enum Command {
     Report(ReportConfig),
     /// `jmxr merge OUT.jtl IN.jtl…`: shard results merged into one file.
     Merge(super::merge::MergeConfig),
+    /// `jmxr k8s-job plan.jmx --shards N`: Kubernetes manifests running the plan as shards.
+    K8sJob(super::k8s_job::K8sJobConfig),
     /// `jmxr mirror-server --port N [--host H]`
     MirrorServer {
         host: String,
@@ -193,6 +197,11 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<RawArgs, CliErro
     if args.peek().is_some_and(|first| first == "merge") {
         raw.subcommand = args.next();
         raw.merge = Some(args.collect());
+        return Ok(raw);
+    }
+    if args.peek().is_some_and(|first| first == "k8s-job") {
+        raw.subcommand = args.next();
+        raw.k8s_job = Some(args.collect());
         return Ok(raw);
     }
     if args.peek().is_some_and(|first| first == "migrate") {
@@ -392,6 +401,9 @@ impl RawArgs {
         if let Some(args) = &self.merge {
             return super::merge::parse_args(args).map(Command::Merge);
         }
+        if let Some(args) = &self.k8s_job {
+            return super::k8s_job::parse_args(args).map(Command::K8sJob);
+        }
         if let Some(args) = &self.plan_profile {
             return super::plan_profile::parse_args(args).map(Command::Plan);
         }
@@ -554,6 +566,8 @@ Usage:
   jmxr -g results.jtl [-g more.jtl ...] -o report-folder [-f]
   jmxr check plan.jmx [more.jmx ...]
   jmxr merge [-f] OUT.jtl IN.jtl [IN.jtl ...]   shard results merged into one time-ordered file
+  jmxr k8s-job plan.jmx --shards N [--start-at TIME] [--image IMAGE] [--namespace NS]
+               [--ntp HOST:PORT] [--results-pvc CLAIM]   Kubernetes ConfigMap and Indexed Job for N shards
   jmxr migrate plan.jmx [-o out.jmx] [-Jname=value ...]   copy the plan with its scripts translated to Rhai
   jmxr plan plan.jmx [--svg chart.svg] [-Jname=value ...]   each thread group's planned users or arrival rate over time, without running
   jmxr udp-sink --port N [--host 127.0.0.1] [--duration S] [--report FILE.csv] [--sequence] [--jtl sender.jtl]
