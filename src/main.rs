@@ -52,6 +52,14 @@ fn main() -> ExitCode {
             }
         }
         Command::Report(config) => run::report(&config),
+        Command::Merge(config) => jmxr::commands::merge::run(&config),
+        Command::K8sJob(config) => {
+            if jmxr::commands::k8s_job::run(&config, &mut std::io::stdout()) {
+                Outcome::Completed
+            } else {
+                Outcome::BadInput
+            }
+        }
         Command::Plan(config) => {
             if jmxr::commands::plan_profile::run(&config, &mut std::io::stdout()) {
                 Outcome::Completed

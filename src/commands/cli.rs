@@ -45,6 +45,10 @@ pub struct RawArgs {
     pub migrate: Option<Vec<String>>,
     /// `plan` and its arguments, read apart.
     pub plan_profile: Option<Vec<String>>,
+    /// `merge` and its arguments, read apart.
+    pub merge: Option<Vec<String>>,
+    /// `k8s-job` and its arguments, read apart.
+    pub k8s_job: Option<Vec<String>>,
     /// `-g`: results files to build a dashboard from (repeat to merge several).
     pub report_from: Vec<PathBuf>,
     /// `-e`: build the dashboard at the end of the run.
@@ -60,6 +64,11 @@ pub struct RawArgs {
     pub junit: Option<PathBuf>,
     pub junit_per_label: bool,
     pub no_progress: bool,
+    /// `--shard I/N`, `--replicate`, `--start-at TIME`, `--ntp HOST:PORT`.
+    pub shard: Option<String>,
+    pub replicate: bool,
+    pub start_at: Option<String>,
+    pub ntp: Option<String>,
 }
 
 /// What to do.
@@ -76,6 +85,10 @@ pub enum Command {
     /// `jmxr plan plan.jmx [--svg FILE]`: each thread group's planned load over time.
     Plan(super::plan_profile::PlanConfig),
     Report(ReportConfig),
+    /// `jmxr merge OUT.jtl IN.jtl…`: shard results merged into one file.
+    Merge(super::merge::MergeConfig),
+    /// `jmxr k8s-job plan.jmx --shards N`: Kubernetes manifests running the plan as shards.
+    K8sJob(super::k8s_job::K8sJobConfig),
     /// `jmxr mirror-server --port N [--host H]`
     MirrorServer {
         host: String,
@@ -112,6 +125,10 @@ pub struct RunConfig {
     pub junit_per_label: bool,
     /// `--no-progress`: no status line even on a terminal.
     pub no_progress: bool,
+    /// `--start-at`: epoch ms at which the test starts (on the reference clock).
+    pub start_at: Option<i64>,
+    /// `--ntp host:port`: the SNTP server the clock is measured against.
+    pub ntp: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -175,6 +192,16 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<RawArgs, CliErro
     if args.peek().is_some_and(|first| first == "plan") {
         raw.subcommand = args.next();
         raw.plan_profile = Some(args.collect());
+        return Ok(raw);
+    }
+    if args.peek().is_some_and(|first| first == "merge") {
+        raw.subcommand = args.next();
+        raw.merge = Some(args.collect());
+        return Ok(raw);
+    }
+    if args.peek().is_some_and(|first| first == "k8s-job") {
+        raw.subcommand = args.next();
+        raw.k8s_job = Some(args.collect());
         return Ok(raw);
     }
     if args.peek().is_some_and(|first| first == "migrate") {
@@ -263,6 +290,17 @@ fn parse_long(
         "skip-unsupported" => raw.skip_unsupported = true,
         "junit-per-label" => raw.junit_per_label = true,
         "no-progress" => raw.no_progress = true,
+        "replicate" => raw.replicate = true,
+        "shard" | "start-at" | "ntp" => {
+            let value = inline
+                .or_else(|| args.next())
+                .ok_or_else(|| CliError::Usage(format!("--{name} needs a value")))?;
+            match name {
+                "shard" => raw.shard = Some(value),
+                "start-at" => raw.start_at = Some(value),
+                _ => raw.ntp = Some(value),
+            }
+        }
         "criteria" | "criteria-file" | "junit" => {
             let value = inline
                 .or_else(|| args.next())
@@ -360,6 +398,12 @@ impl RawArgs {
         if let Some(args) = &self.migrate {
             return super::migrate::parse_args(args).map(Command::Migrate);
         }
+        if let Some(args) = &self.merge {
+            return super::merge::parse_args(args).map(Command::Merge);
+        }
+        if let Some(args) = &self.k8s_job {
+            return super::k8s_job::parse_args(args).map(Command::K8sJob);
+        }
         if let Some(args) = &self.plan_profile {
             return super::plan_profile::parse_args(args).map(Command::Plan);
         }
@@ -370,7 +414,7 @@ impl RawArgs {
         }
         if !self.not_yet.is_empty() {
             return Err(CliError::Usage(format!(
-                "not supported yet: {}; jmxr does not run remote servers yet",
+                "not supported: {}; jmxr runs distributed tests as shards (--shard I/N) on the machines' schedulers and merges their results; see docs/distributed.md",
                 self.not_yet.join(", ")
             )));
         }
@@ -401,7 +445,18 @@ impl RawArgs {
         let report_dir = self.report_dir()?;
         let criteria =
             super::criteria::read(&self.criteria, &self.criteria_files).map_err(CliError::Usage)?;
+        let mut properties = properties;
+        super::shard_options::apply(&self, &mut properties, |n| std::env::var(n).ok())
+            .map_err(CliError::Usage)?;
+        let start_at = self
+            .start_at
+            .as_deref()
+            .map(super::distributed::parse_start_at)
+            .transpose()
+            .map_err(CliError::Usage)?;
         Ok(Command::Run(RunConfig {
+            start_at,
+            ntp: self.ntp,
             plan,
             jtl: self.jtl,
             log_file: self.log_file,
@@ -510,6 +565,9 @@ Usage:
   jmxr -n -t plan.jmx -l results.jtl -e -o report-folder [-f]
   jmxr -g results.jtl [-g more.jtl ...] -o report-folder [-f]
   jmxr check plan.jmx [more.jmx ...]
+  jmxr merge [-f] OUT.jtl IN.jtl [IN.jtl ...]   shard results merged into one time-ordered file
+  jmxr k8s-job plan.jmx --shards N [--start-at TIME] [--image IMAGE] [--namespace NS]
+               [--ntp HOST:PORT] [--results-pvc CLAIM]   Kubernetes ConfigMap and Indexed Job for N shards
   jmxr migrate plan.jmx [-o out.jmx] [-Jname=value ...]   copy the plan with its scripts translated to Rhai
   jmxr plan plan.jmx [--svg chart.svg] [-Jname=value ...]   each thread group's planned users or arrival rate over time, without running
   jmxr udp-sink --port N [--host 127.0.0.1] [--duration S] [--report FILE.csv] [--sequence] [--jtl sender.jtl]
@@ -539,6 +597,12 @@ jmxr options:
   --criteria-file FILE          pass/fail criteria, one a line
   --junit FILE                  write the criteria's verdicts as JUnit XML
   --junit-per-label             also judge each label by every criterion that names none
+  --shard I/N                   run shard I of N: every thread group's users and rate targets
+                                divided (also read from Kubernetes Indexed Jobs and Slurm arrays);
+                                -Jjmxr.shard.csv=partition splits shared CSV files between shards
+  --replicate                   with --shard: every shard runs the whole plan (as JMeter's -R)
+  --start-at TIME               wait until TIME (RFC 3339 or epoch ms) on the reference clock
+  --ntp HOST:PORT               measure the clock against this SNTP server at start and end
   --no-progress                 no live status line on a terminal (it is never shown when
                                 stdout is not a terminal)
   -Jjmxr.report.exact_percentiles=true

@@ -84,7 +84,8 @@ pub fn run(config: &PlanConfig, out: &mut impl Write) -> bool {
     true
 }
 
-fn profiles(config: &PlanConfig) -> Result<Vec<GroupProfile>, String> {
+/// Every group's planned profile (also used to size `k8s-job`'s requests).
+pub fn profiles(config: &PlanConfig) -> Result<Vec<GroupProfile>, String> {
     let mut tree = jmx::load_file(&config.plan).map_err(|e| e.to_string())?;
     jmx::rewrite::apply(&mut tree).map_err(|e| e.to_string())?;
     let functions = crate::script::function_registry();

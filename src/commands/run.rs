@@ -136,6 +136,18 @@ pub async fn run(config: RunConfig) -> Outcome {
         return Outcome::Unsupported;
     }
     let plan = Arc::new(built.plan);
+    let shard = crate::foundation::shard::Shard::from_properties(&Properties::from_map(
+        config.properties.clone(),
+    ))
+    .ok()
+    .flatten();
+    let session = match super::distributed::prepare(&config, shard).await {
+        Ok(session) => session,
+        Err(message) => {
+            eprintln!("An error occurred: {message}");
+            return Outcome::BadInput;
+        }
+    };
     let properties = start_properties(config.properties.clone());
     let test = TestInfo {
         plan_file: config.plan.clone(),
@@ -255,6 +267,10 @@ pub async fn run(config: RunConfig) -> Outcome {
         None => false,
     };
     runlog::info("Test has ended");
+    if let Some(session) = session {
+        let stopped = shared.interrupted() || shared.auto_stopped() || !problems.is_empty();
+        session.finish(failures.is_empty() && !stopped).await;
+    }
     if !failures.is_empty() {
         Outcome::ResultsNotWritten
     } else if shared.interrupted() {
@@ -481,8 +497,26 @@ async fn wait_for_signal() -> std::io::Result<()> {
 /// `-g`: a dashboard from existing `.jtl` files, merged. Errors leave no report folder.
 pub fn report(config: &ReportConfig) -> Outcome {
     let props = Properties::from_map(config.properties.clone());
-    let result = crate::report::prepare_output(&config.out, config.force_delete)
-        .and_then(|()| crate::report::generate_from_files(&config.jtls, &config.out, &props));
+    // Several files are merged first, as `jmxr merge` would, so both give one dashboard.
+    let merged = match config.jtls.len() {
+        0 | 1 => Ok(None),
+        _ => super::merge::merge_for_report(&config.jtls, &props).map(Some),
+    };
+    let result = merged.and_then(|merged| {
+        let (jtls, mut warnings) = match &merged {
+            Some((temp, warnings)) => (vec![temp.0.clone()], warnings.clone()),
+            None => (config.jtls.clone(), Vec::new()),
+        };
+        let sources = config.jtls.iter().map(|p| p.display().to_string());
+        crate::report::prepare_output(&config.out, config.force_delete)?;
+        warnings.extend(crate::report::generate_from_files_named(
+            &jtls,
+            sources.collect(),
+            &config.out,
+            &props,
+        )?);
+        Ok(warnings)
+    });
     match result {
         Ok(warnings) => {
             for warning in warnings {

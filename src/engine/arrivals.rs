@@ -144,7 +144,11 @@ pub(super) async fn open_model(
     let stop = run.stop_token();
     let mut set = JoinSet::new();
     let mut created = 0u64;
-    for offset in Arrivals::new(&schedule, seed, fallback) {
+    for (arrival, offset) in Arrivals::new(&schedule, seed, fallback).enumerate() {
+        // A shard takes every N-th arrival of the single run's sequence, at its time.
+        if run.shard.is_some_and(|s| !s.owns_user(arrival as u64)) {
+            continue;
+        }
         let intended = start + Duration::from_millis((offset * 1000.0).round() as u64);
         tally.scheduled.fetch_add(1, Ordering::Relaxed);
         // Arrivals due already (several per timer tick at high rates) start without
@@ -161,7 +165,13 @@ pub(super) async fn open_model(
             continue;
         }
         busy.add();
-        let mut vu = scheduler::new_user(group, run, bus, base, &group_active, created, Some(end));
+        // Sharded users are named by arrival, unique across shards.
+        let k = if run.shard.is_some_and(|s| s.divides()) {
+            arrival as u64
+        } else {
+            created
+        };
+        let mut vu = scheduler::new_user(group, run, bus, base, &group_active, k, Some(end));
         created += 1;
         vu.loops_override = Some(1);
         vu.arrival = Some((intended, tally.clone()));
@@ -335,6 +345,10 @@ pub(super) async fn bzm_arrivals(
         let intended = start + Duration::from_secs_f64(rolling_ms / 1000.0);
         rolling_ms += 1000.0 / rate;
         scheduled += 1;
+        // A shard takes every N-th arrival of the single run's sequence, at its time.
+        if run.shard.is_some_and(|s| !s.owns_user(scheduled - 1)) {
+            continue;
+        }
         pool.tally.scheduled.fetch_add(1, Ordering::Relaxed);
         if pool.wake_one(intended) {
             continue;

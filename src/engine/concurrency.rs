@@ -154,7 +154,7 @@ pub(super) async fn supply_users(
     let mut started = 0u64;
     loop {
         // The target may follow a property that changes during the run.
-        ramp.target = settings.target.f64(cx);
+        ramp.target = crate::foundation::shard::shard_rate(run.shard, settings.target.f64(cx));
         let elapsed = group_start.elapsed().as_secs_f64();
         let Some(planned) = planned(&ramp, elapsed) else {
             break;

@@ -172,6 +172,10 @@ async fn run_group(
     let group_start = Instant::now();
     let mut set = JoinSet::new();
     for (k, window) in windows.into_iter().enumerate() {
+        // A shard runs its own users, each at its single-run time and with its name.
+        if run.shard.is_some_and(|shard| !shard.owns_user(k as u64)) {
+            continue;
+        }
         let start_at = group_start + Duration::from_millis(window.start_ms.max(0) as u64);
         let end_time = window
             .end_ms

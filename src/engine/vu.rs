@@ -147,7 +147,8 @@ impl VirtualUser {
             }
             if done > 0 {
                 if let Some(level) = &self.concurrency {
-                    let target = level.target.f64(&mut self.user.eval(&self.group.name));
+                    let whole = level.target.f64(&mut self.user.eval(&self.group.name));
+                    let target = crate::foundation::shard::shard_rate(self.user.run.shard, whole);
                     if level.leave_if_above_target(target) {
                         return true;
                     }

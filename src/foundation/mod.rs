@@ -17,4 +17,5 @@ pub mod paths;
 pub mod precise_timer;
 pub mod properties;
 pub mod properties_file;
+pub mod shard;
 pub mod xml_escape;

@@ -112,6 +112,18 @@ pub fn generate_from_files(
     out: &Path,
     props: &Properties,
 ) -> Result<Vec<String>, String> {
+    let sources = files.iter().map(|p| p.display().to_string()).collect();
+    generate_from_files_named(files, sources, out, props)
+}
+
+/// [`generate_from_files`], naming `sources` as the results the dashboard shows (the
+/// files a temporary merge was made from).
+pub fn generate_from_files_named(
+    files: &[PathBuf],
+    sources: Vec<String>,
+    out: &Path,
+    props: &Properties,
+) -> Result<Vec<String>, String> {
     let settings = AggregateSettings::from_properties(props)?;
     let save = SaveConfig::from_properties(props).map_err(|e| e.to_string())?;
     let timestamp_format = props.get("jmeter.save.saveservice.timestamp_format");
@@ -143,7 +155,6 @@ pub fn generate_from_files(
     if agg.total.count == 0 && agg.labels().next().is_none() {
         return Err("Error while processing samples: no sample in the results file(s)".into());
     }
-    let sources = files.iter().map(|p| p.display().to_string()).collect();
     write_report(&agg, &ReportInfo::from_properties(props, sources), out)?;
     Ok(warnings)
 }

@@ -178,6 +178,7 @@ pub struct JtlReader<R: BufRead> {
     pending: Option<(u64, Vec<u8>, bool)>,
     /// Columns of the variables [`JtlRecord::custom`] holds (`None`: not in this file).
     custom_columns: Vec<Option<usize>>,
+    header_line: Option<String>,
 }
 
 impl<R: BufRead> JtlReader<R> {
@@ -214,6 +215,7 @@ impl<R: BufRead> JtlReader<R> {
             warnings: Vec::new(),
             pending: None,
             custom_columns: Vec::new(),
+            header_line: None,
         };
         reader.read_header(save)?;
         Ok(reader)
@@ -231,6 +233,34 @@ impl<R: BufRead> JtlReader<R> {
     /// Warnings so far (a truncated last line).
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// The column names of the file (from its header, or from the properties).
+    pub fn column_names(&self) -> &[String] {
+        &self.columns.names
+    }
+
+    /// The field delimiter in use.
+    pub fn delimiter(&self) -> u8 {
+        self.delimiter
+    }
+
+    /// The file's header line (without its line end), if it began with one.
+    pub fn header_line(&self) -> Option<&str> {
+        self.header_line.as_deref()
+    }
+
+    /// A `timeStamp` field's value (unquoted) in epoch ms, read as this file writes it.
+    pub fn read_timestamp(&self, field: &[u8]) -> Result<i64, String> {
+        match (&self.time_format, parse_int(field)) {
+            (TimeFormat::Millis, Some(ms)) => Ok(ms),
+            (format, _) => parse_time(&String::from_utf8_lossy(field), format),
+        }
+    }
+
+    /// Whether `timeStamp` is epoch milliseconds (not a date pattern).
+    pub fn timestamps_in_ms(&self) -> bool {
+        matches!(self.time_format, TimeFormat::Millis)
     }
 
     fn read_header(&mut self, save: &SaveConfig) -> Result<(), ReadError> {
@@ -252,6 +282,7 @@ impl<R: BufRead> JtlReader<R> {
         if let Some((delimiter, names)) = header_names(&text, self.delimiter) {
             self.delimiter = delimiter;
             self.columns = Columns::from_names(names)?;
+            self.header_line = Some(text);
             return Ok(());
         }
         let header = csv_header(save);
@@ -347,10 +378,7 @@ impl<R: BufRead> JtlReader<R> {
             })
         };
         let opt_int = |i: Option<usize>, name: &str| i.map_or(Ok(0), |i| int(i, name));
-        record.timestamp = match (&self.time_format, parse_int(f(c.timestamp))) {
-            (TimeFormat::Millis, Some(ms)) => ms,
-            (format, _) => parse_time(&String::from_utf8_lossy(f(c.timestamp)), format)?,
-        };
+        record.timestamp = self.read_timestamp(f(c.timestamp))?;
         record.elapsed = int(c.elapsed, "elapsed")?;
         record.bytes = int(c.bytes, "bytes")?;
         record.sent_bytes = opt_int(c.sent_bytes, "sentBytes")?;

@@ -64,6 +64,8 @@ pub struct RunShared {
     /// Run-wide state of plan elements shared between users under a key (the CSV
     /// readers of a share mode), created on first use.
     shared_state: Mutex<HashMap<String, Arc<dyn std::any::Any + Send + Sync>>>,
+    /// This process's share of the plan (`--shard`); the command line has checked it.
+    pub shard: Option<crate::foundation::shard::Shard>,
 }
 
 impl RunShared {
@@ -74,7 +76,11 @@ impl RunShared {
             .get("sample_variables")
             .map(|v| v.split(',').map(str::to_string).collect())
             .unwrap_or_default();
+        let shard = crate::foundation::shard::Shard::from_properties(&props)
+            .ok()
+            .flatten();
         RunShared {
+            shard,
             props,
             test,
             stop: Mutex::new(CancellationToken::new()),

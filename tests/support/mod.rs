@@ -12,6 +12,8 @@ pub mod mosquitto;
 
 pub mod services;
 pub mod slapd;
+pub mod shards;
+pub mod slurm;
 pub mod sockets;
 pub mod tmpfs;
 

@@ -138,7 +138,16 @@ impl CsvDataSet {
                     ShareMode::Named(name) => format!("csv:{filename}@{name}"),
                     _ => format!("csv:{filename}"),
                 };
-                let shared = user.run.shared(&key, || Mutex::new(open()));
+                // In partition mode a shard reads only its records of a shared file.
+                let partition = user.run.shard.and_then(|s| s.csv_partition());
+                let open_part = || {
+                    let mut file = open();
+                    if let (Some(file), Some((index0, count))) = (file.as_mut(), partition) {
+                        file.partition(index0, count);
+                    }
+                    file
+                };
+                let shared = user.run.shared(&key, || Mutex::new(open_part()));
                 Source::Shared(shared.unwrap_or_else(|| Arc::new(Mutex::new(None))))
             }
         };

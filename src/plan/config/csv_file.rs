@@ -53,6 +53,10 @@ pub struct CsvFile {
     /// The first line, when the file was opened as having one.
     header: Option<String>,
     buf: Vec<u8>,
+    /// `(index0, count)`: only records `r` with `r mod count == index0` are handed out
+    /// (a shard's part of the file); records are counted from the top, after the header.
+    partition: Option<(u64, u64)>,
+    record: u64,
 }
 
 impl CsvFile {
@@ -64,11 +68,18 @@ impl CsvFile {
             reader: BufReader::new(File::open(path)?),
             header: None,
             buf: Vec::new(),
+            partition: None,
+            record: 0,
         };
         if has_header {
             file.header = Some(file.read_line()?.unwrap_or_default());
         }
         Ok(file)
+    }
+
+    /// Hands out only this shard's records from now on.
+    pub fn partition(&mut self, index0: u64, count: u64) {
+        self.partition = Some((index0, count.max(1)));
     }
 
     pub fn header(&self) -> Option<&str> {
@@ -93,6 +104,7 @@ impl CsvFile {
     /// Starts again from the top, skipping the first line when asked.
     fn rewind(&mut self, skip_first: bool) -> io::Result<()> {
         self.reader = BufReader::new(File::open(&self.path)?);
+        self.record = 0;
         if skip_first {
             self.read_line()?;
         }
@@ -113,17 +125,27 @@ impl CsvFile {
             // Opened without a header by another element: the first line is still skipped.
             self.header = self.read_line()?;
         }
-        let mut line = self.read_line()?;
-        if line.is_none() && recycle {
-            self.rewind(skip_first)?;
-            line = self.read_line()?;
-        }
-        let Some(line) = line else {
-            return Ok(Vec::new());
-        };
-        match split {
-            Split::Plain(delimiter) => Ok(split_plain(&line, delimiter)),
-            Split::Quoted(delimiter) => self.parse_quoted(line, *delimiter),
+        let mut rewound = false;
+        loop {
+            let mut line = self.read_line()?;
+            if line.is_none() && recycle && !rewound {
+                self.rewind(skip_first)?;
+                rewound = true;
+                line = self.read_line()?;
+            }
+            let Some(line) = line else {
+                return Ok(Vec::new());
+            };
+            let fields = match split {
+                Split::Plain(delimiter) => split_plain(&line, delimiter),
+                Split::Quoted(delimiter) => self.parse_quoted(line, *delimiter)?,
+            };
+            let record = self.record;
+            self.record += 1;
+            match self.partition {
+                Some((index0, count)) if record % count != index0 => continue,
+                _ => return Ok(fields),
+            }
         }
     }
 

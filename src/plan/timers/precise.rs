@@ -100,10 +100,13 @@ impl Timer for PreciseThroughputTimer {
     }
 
     fn delay_for(&self, user: &mut UserState, sampler_name: &str) -> i64 {
+        let shard = user.run.shard;
         let (rate, duration, batch) = {
             let mut cx = user.eval(sampler_name);
             let period = self.throughput_period.i64(&mut cx);
-            let rate = self.throughput.f64(&mut cx) / period as f64;
+            let whole = self.throughput.f64(&mut cx) / period as f64;
+            // A shard paces its part of the test-wide rate.
+            let rate = crate::foundation::shard::shard_rate(shard, whole);
             (
                 rate,
                 self.duration.i64(&mut cx),

@@ -114,9 +114,16 @@ impl ThroughputShapingTimer {
         }
     }
 
+    /// The schedule, each rate divided among shards when the run is one.
     fn profile(&self, user: &mut UserState) -> Vec<Rate> {
+        let shard = user.run.shard;
+        let divide = |rate: Rate| Rate {
+            start_rps: crate::foundation::shard::shard_rate(shard, rate.start_rps),
+            end_rps: crate::foundation::shard::shard_rate(shard, rate.end_rps),
+            duration_s: rate.duration_s,
+        };
         if let Some(rows) = &self.override_rows {
-            return rows.clone();
+            return rows.iter().copied().map(divide).collect();
         }
         let mut cx = user.eval(&self.name);
         self.rows
@@ -126,6 +133,7 @@ impl ThroughputShapingTimer {
                 end_rps: end_rps.f64(&mut cx),
                 duration_s: duration.i64(&mut cx),
             })
+            .map(divide)
             .collect()
     }
 }

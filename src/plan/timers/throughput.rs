@@ -76,7 +76,11 @@ impl ConstantThroughputTimer {
 
     /// JMeter's `calculateDelay`: the interval for this sample, ms.
     fn interval(&self, user: &mut UserState, sampler_name: &str, now: i64) -> i64 {
-        let per_minute = self.throughput.f64(&mut user.eval(sampler_name));
+        let mut per_minute = self.throughput.f64(&mut user.eval(sampler_name));
+        // A shard holds part of the users: the test-wide targets are divided with them.
+        if self.mode != Mode::ThisThreadOnly {
+            per_minute = crate::foundation::shard::shard_rate(user.run.shard, per_minute);
+        }
         let ms_per_request = 60_000.0 / per_minute;
         // Java's Math.round of a double: infinities and NaN (a throughput of 0 or less)
         // saturate or give 0.
