@@ -430,8 +430,8 @@ impl<R: BufRead> BufRead for LineCounter<R> {
 /// A results file of either layout, told apart by its first characters: XML starts with
 /// `<` (after a byte-order mark and blanks), CSV never does.
 pub enum ResultsReader<R: BufRead> {
-    Csv(JtlReader<R>),
-    Xml(XmlJtlReader<R>),
+    Csv(Box<JtlReader<R>>),
+    Xml(Box<XmlJtlReader<R>>),
 }
 
 impl<R: BufRead> ResultsReader<R> {
@@ -446,9 +446,9 @@ impl<R: BufRead> ResultsReader<R> {
             path: path.to_path_buf(),
             source,
         })? {
-            return Ok(ResultsReader::Xml(XmlJtlReader::new(input, path)));
+            return Ok(ResultsReader::Xml(Box::new(XmlJtlReader::new(input, path))));
         }
-        JtlReader::new(input, path, save, timestamp_format).map(ResultsReader::Csv)
+        JtlReader::new(input, path, save, timestamp_format).map(|r| ResultsReader::Csv(Box::new(r)))
     }
 
     pub fn want_variables(&mut self, names: &[String]) {

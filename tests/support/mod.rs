@@ -11,8 +11,8 @@ pub mod mail_servers;
 pub mod mosquitto;
 
 pub mod services;
-pub mod slapd;
 pub mod shards;
+pub mod slapd;
 pub mod slurm;
 pub mod sockets;
 pub mod tmpfs;
