@@ -392,7 +392,10 @@ mod tests {
         let message = compose(&d, 0, "host");
         let text = String::from_utf8_lossy(&message.response_data).into_owned();
         assert!(text.contains("Content-Type: application/octet-stream; name=a.bin\r\n"));
-        assert!(text.contains("Content-Transfer-Encoding: base64\r\n\r\nAAEC/w==\r\n"));
+        assert!(text.contains(
+            "Content-Transfer-Encoding: base64\r\n\
+             Content-Disposition: attachment; filename=a.bin\r\n\r\nAAEC/w=="
+        ));
         assert!(message
             .sampler_data
             .contains("<attachment content not shown>"));
