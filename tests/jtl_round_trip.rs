@@ -94,18 +94,23 @@ fn run_live(work: &Path, settings: &[(&str, &str)]) -> serde_json::Value {
     statistics(&work.join("live"))
 }
 
+/// Runs the plan with `settings`, then `-g` on its `.jtl`: the dashboard equals the live one.
+fn assert_reads_back_as_live(settings: &[(&str, &str)]) {
+    let work = tempfile::tempdir().unwrap();
+    let live = run_live(work.path(), settings);
+    let mut args: Vec<String> = ["-g", "out.jtl", "-o", "back"].map(String::from).to_vec();
+    args.extend(flags(settings));
+    let stderr = run(work.path(), &args);
+    assert!(!stderr.contains("warning"), "{settings:?}: {stderr}");
+    let back = statistics(&work.path().join("back"));
+    assert_eq!(live["Total"]["sampleCount"], 240, "{settings:?}");
+    assert_eq!(back, live, "{settings:?}");
+}
+
 #[test]
 fn every_csv_layout_reads_back_with_the_live_numbers() {
     for settings in MATRIX {
-        let work = tempfile::tempdir().unwrap();
-        let live = run_live(work.path(), settings);
-        let mut args: Vec<String> = ["-g", "out.jtl", "-o", "back"].map(String::from).to_vec();
-        args.extend(flags(settings));
-        let stderr = run(work.path(), &args);
-        assert!(!stderr.contains("warning"), "{settings:?}: {stderr}");
-        let back = statistics(&work.path().join("back"));
-        assert_eq!(live["Total"]["sampleCount"], 240, "{settings:?}");
-        assert_eq!(back, live, "{settings:?}");
+        assert_reads_back_as_live(settings);
     }
 }
 
@@ -159,14 +164,6 @@ fn an_xml_jtl_reads_back_with_the_live_numbers() {
             ("timestamp_format", "yyyy-MM-dd'T'HH:mm:ss.SSS"),
         ],
     ] {
-        let work = tempfile::tempdir().unwrap();
-        let live = run_live(work.path(), settings);
-        let mut args: Vec<String> = ["-g", "out.jtl", "-o", "back"].map(String::from).to_vec();
-        args.extend(flags(settings));
-        let stderr = run(work.path(), &args);
-        assert!(!stderr.contains("warning"), "{settings:?}: {stderr}");
-        let back = statistics(&work.path().join("back"));
-        assert_eq!(live["Total"]["sampleCount"], 240, "{settings:?}");
-        assert_eq!(back, live, "{settings:?}");
+        assert_reads_back_as_live(settings);
     }
 }

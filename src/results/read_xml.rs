@@ -313,7 +313,8 @@ fn sample_attributes(
     custom: &mut CustomValues,
     at: &Location,
 ) -> Result<(), ReadError> {
-    let tag = start.name().as_ref().to_string();
+    let name = start.name();
+    let tag: &str = name.as_ref();
     let mut seen = [false; REQUIRED.len()];
     record.sent_bytes = 0;
     record.connect = 0;
