@@ -32,6 +32,7 @@ fn run_shards(work: &Path, n: u32, extra: &[&str]) -> (Jtl, i64) {
 
 #[test]
 fn shards_merged_reproduce_the_single_run() {
+    let _turn = support::shards::one_at_a_time();
     let base = tempfile::tempdir().unwrap();
     let (single, single_start) = run_single(base.path());
     for n in [3u32, 4] {
@@ -60,6 +61,7 @@ fn shards_merged_reproduce_the_single_run() {
 
 #[test]
 fn whole_csv_mode_gives_every_shard_the_whole_file() {
+    let _turn = support::shards::one_at_a_time();
     let work = tempfile::tempdir().unwrap();
     run_shards(work.path(), 2, &[]);
     for i in 1..=2 {
@@ -119,8 +121,69 @@ fn ntp(unix_s: f64) -> [u8; 8] {
     out
 }
 
+/// A web server on 127.0.0.1 whose `Date` header runs `skew_ms` ahead of this machine's
+/// clock (whole seconds, as HTTP has them). Bounded: it stops answering after 2,000
+/// requests or 60 s.
+fn date_server(skew_ms: f64) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        for stream in listener.incoming().take(2000) {
+            if std::time::Instant::now() > deadline {
+                return;
+            }
+            let Ok(mut stream) = stream else { continue };
+            let mut head = [0u8; 1024];
+            let _ = std::io::Read::read(&mut stream, &mut head);
+            let at = (now_ms_f64() + skew_ms) as i64;
+            let date = chrono::DateTime::from_timestamp_millis(at)
+                .unwrap()
+                .format("%a, %d %b %Y %H:%M:%S GMT");
+            let answer = format!("HTTP/1.1 200 OK\r\nDate: {date}\r\nContent-Length: 0\r\n\r\n");
+            let _ = std::io::Write::write_all(&mut stream, answer.as_bytes());
+        }
+    });
+    format!("http://{address}/")
+}
+
+#[test]
+fn a_web_server_s_date_header_measures_the_clock_to_the_millisecond() {
+    let _turn = support::shards::one_at_a_time();
+    let work = tempfile::tempdir().unwrap();
+    // A fraction of a second that whole-second Date headers cannot show directly.
+    let skew = 3456.7;
+    let server = date_server(skew);
+    // On the reference clock, which is 3.5 s ahead; the probe itself takes up to 1.3 s.
+    let start_at = now_ms() + 7000;
+    let mut args = run_args("s1.jtl", start_at, &[]);
+    args.extend(["--shard", "1/1", "--ntp", server.as_str()].map(str::to_string));
+    wait_ok(spawn(work.path(), &args));
+    let meta = std::fs::read_to_string(work.path().join("s1.jtl.shard.json")).unwrap();
+    let meta: serde_json::Value = serde_json::from_str(&meta).unwrap();
+    for key in ["offsetStartMs", "offsetEndMs"] {
+        let offset = meta[key].as_f64().unwrap();
+        assert!((offset - skew).abs() < 25.0, "{key} {offset}, skew {skew}");
+    }
+    assert_eq!(meta["clockReference"], server.as_str());
+    // The shard started at the start time on the web server's clock.
+    let jtl = Jtl::read(&work.path().join("s1.jtl"));
+    let first = jtl
+        .rows
+        .iter()
+        .map(|r| jtl.int(r, "timeStamp"))
+        .min()
+        .unwrap();
+    let on_reference = first as f64 + skew;
+    assert!(
+        (on_reference - start_at as f64).abs() < 100.0,
+        "first sample at {on_reference} on the reference clock, start {start_at}"
+    );
+}
+
 #[test]
 fn a_shard_with_a_wrong_clock_is_corrected_by_the_merge() {
+    let _turn = support::shards::one_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let (skewed, _a) = sntp_responder(3200.0);
     let (honest, _b) = sntp_responder(0.0);
@@ -191,6 +254,7 @@ fn a_shard_with_a_wrong_clock_is_corrected_by_the_merge() {
 
 #[test]
 fn merge_reports_missing_and_unfinished_shards() {
+    let _turn = support::shards::one_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let header = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect\n";
     let row = |t: i64, user: &str, grp: i64, all: i64| {

@@ -69,6 +69,7 @@ fn valid_documents(file: &Path) -> Vec<Value> {
 
 #[test]
 fn the_generated_job_validates_and_its_pods_merge_into_the_single_run() {
+    let _turn = support::shards::one_at_a_time();
     if let Some(why) = client_missing() {
         eprintln!("skipped: {why}");
         return;
@@ -153,6 +154,7 @@ fn the_generated_job_validates_and_its_pods_merge_into_the_single_run() {
 
 #[test]
 fn misspelled_fields_are_rejected() {
+    let _turn = support::shards::one_at_a_time();
     if let Some(why) = client_missing() {
         eprintln!("skipped: {why}");
         return;
@@ -198,6 +200,7 @@ fn misspelled_fields_are_rejected() {
 
 #[test]
 fn a_claim_for_the_results_validates_and_the_template_is_current() {
+    let _turn = support::shards::one_at_a_time();
     if let Some(why) = client_missing() {
         eprintln!("skipped: {why}");
         return;

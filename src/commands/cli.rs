@@ -603,6 +603,7 @@ jmxr options:
   --replicate                   with --shard: every shard runs the whole plan (as JMeter's -R)
   --start-at TIME               wait until TIME (RFC 3339 or epoch ms) on the reference clock
   --ntp HOST:PORT               measure the clock against this SNTP server at start and end
+                                (or http://HOST/: against a web server's Date header)
   --no-progress                 no live status line on a terminal (it is never shown when
                                 stdout is not a terminal)
   -Jjmxr.report.exact_percentiles=true

@@ -8,7 +8,7 @@
 
 use std::net::UdpSocket;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::foundation::shard::Shard;
 
@@ -23,13 +23,27 @@ const NTP_UNIX_DELTA: u64 = 2_208_988_800;
 
 /// A distributed run in progress: where its metadata goes and what it measured.
 pub struct Session {
+    /// The local moment `--start-at` names: the run's schedule starts there, however
+    /// long this process took to get ready.
+    start: Option<StartMoment>,
     jtl: Option<PathBuf>,
     ntp: Option<String>,
     meta: ShardMeta,
 }
 
+/// When a run starts: the same moment on the monotonic clock (what the schedule counts
+/// from) and on this machine's wall clock (what samples are stamped with).
+#[derive(Clone, Copy, Debug)]
+pub struct StartMoment {
+    pub instant: Instant,
+    pub epoch_ms: i64,
+}
+
 /// Prepares a distributed run (nothing when no distributed option is given): measures
-/// the clock, waits until `--start-at` on the reference clock, writes the metadata.
+/// the clock, works out the local moment of `--start-at` on the reference clock, writes
+/// the metadata. The caller gets everything else ready, then waits with
+/// [`Session::wait_for_start`], so that nothing it does after the start time can delay
+/// the schedule.
 pub async fn prepare(config: &RunConfig, shard: Option<Shard>) -> Result<Option<Session>, String> {
     if shard.is_none() && config.start_at.is_none() && config.ntp.is_none() {
         return Ok(None);
@@ -41,18 +55,26 @@ pub async fn prepare(config: &RunConfig, shard: Option<Shard>) -> Result<Option<
     if let Some(offset) = offset {
         warn_if_large(offset, "at start");
     }
-    if let Some(start_at) = config.start_at {
+    let start = config.start_at.map(|start_at| {
         // Start when the reference clock reads `start_at`.
         let local_target = start_at as f64 - offset.unwrap_or(0.0);
-        let wait = local_target - now_ms() as f64;
-        if wait > 0.0 {
+        let wait_ms = local_target - now_ms() as f64;
+        if wait_ms > 0.0 {
             println!(
                 "Waiting {:.1} s for the start time {start_at} (epoch ms)",
-                wait / 1000.0
+                wait_ms / 1000.0
             );
-            tokio::time::sleep(Duration::from_secs_f64(wait / 1000.0)).await;
         }
-    }
+        let now = Instant::now();
+        StartMoment {
+            instant: if wait_ms > 0.0 {
+                now + Duration::from_secs_f64(wait_ms / 1000.0)
+            } else {
+                now
+            },
+            epoch_ms: local_target.round() as i64,
+        }
+    });
     let meta = ShardMeta {
         shard: shard.map(|s| (s.index, s.count)),
         mode: match shard {
@@ -61,7 +83,7 @@ pub async fn prepare(config: &RunConfig, shard: Option<Shard>) -> Result<Option<
         },
         host: gethostname::gethostname().to_string_lossy().into_owned(),
         version: env!("CARGO_PKG_VERSION").into(),
-        started: now_ms(),
+        started: start.map_or_else(now_ms, |start| start.epoch_ms.max(now_ms())),
         ended: None,
         finished: false,
         reference: config.ntp.clone(),
@@ -69,6 +91,7 @@ pub async fn prepare(config: &RunConfig, shard: Option<Shard>) -> Result<Option<
         offset_end_ms: None,
     };
     let session = Session {
+        start,
         jtl: config.jtl.clone(),
         ntp: config.ntp.clone(),
         meta,
@@ -78,6 +101,18 @@ pub async fn prepare(config: &RunConfig, shard: Option<Shard>) -> Result<Option<
 }
 
 impl Session {
+    /// The start moment `--start-at` asked for, if it is still ahead.
+    pub fn start(&self) -> Option<StartMoment> {
+        self.start.filter(|start| start.instant > Instant::now())
+    }
+
+    /// Sleeps until the start moment (at once when there is none or it has passed).
+    pub async fn wait_for_start(&self) {
+        if let Some(start) = self.start {
+            tokio::time::sleep_until(start.instant.into()).await;
+        }
+    }
+
     fn write(&self) -> Result<(), String> {
         match &self.jtl {
             Some(jtl) => self.meta.write_beside(jtl),
@@ -120,10 +155,14 @@ fn now_ms() -> i64 {
 }
 
 /// The clock offset (reference minus local, ms) from the best of a few SNTP exchanges
-/// (the one with the shortest round trip).
+/// (the one with the shortest round trip), or from an HTTP server's `Date` header when
+/// the reference is an `http://` address.
 async fn measure(server: &str) -> Result<f64, String> {
     let server = server.to_string();
     tokio::task::spawn_blocking(move || {
+        if server.contains("://") {
+            return super::http_clock::http_date_offset(&server);
+        }
         let mut best: Option<(f64, f64)> = None;
         let mut last_error = String::new();
         for _ in 0..4 {

@@ -15,6 +15,7 @@ pub mod criteria;
 pub mod distributed;
 mod flexible_file_sinks;
 pub mod fuzzing;
+mod http_clock;
 pub mod k8s_job;
 mod k8s_yaml;
 mod live_sinks;

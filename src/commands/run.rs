@@ -148,7 +148,8 @@ pub async fn run(config: RunConfig) -> Outcome {
             return Outcome::BadInput;
         }
     };
-    let properties = start_properties(config.properties.clone());
+    let start = session.as_ref().and_then(|session| session.start());
+    let properties = start_properties(config.properties.clone(), start.map(|start| start.epoch_ms));
     let test = TestInfo {
         plan_file: config.plan.clone(),
         plan_dir: config
@@ -158,7 +159,9 @@ pub async fn run(config: RunConfig) -> Outcome {
             .unwrap_or_else(|| PathBuf::from(".")),
         fifo: Default::default(),
     };
-    let shared = Arc::new(RunShared::new(properties, test, config.seed));
+    let mut shared = RunShared::new(properties, test, config.seed);
+    shared.schedule_origin = start.map(|start| start.instant);
+    let shared = Arc::new(shared);
     super::script_sandbox::install(&shared.test.plan_dir, &shared.props);
     let mut progress = super::progress::display(&plan, &config, &shared);
     let console: Box<dyn std::io::Write + Send> = match &progress {
@@ -185,6 +188,10 @@ pub async fn run(config: RunConfig) -> Outcome {
         "Created the tree successfully using {}",
         config.plan.display()
     );
+    // Everything is ready: what remains before the first sample takes microseconds.
+    if let Some(session) = &session {
+        session.wait_for_start().await;
+    }
     let start = chrono::Local::now();
     runlog::info(&format!(
         "Starting the test @ {} ({})",
@@ -286,9 +293,13 @@ pub async fn run(config: RunConfig) -> Outcome {
     }
 }
 
-/// The run's properties plus those JMeter sets when a test starts.
-fn start_properties(mut props: HashMap<String, String>) -> Properties {
-    let now = chrono::Local::now();
+/// The run's properties plus those JMeter sets when a test starts (now, or the start
+/// time the run waits for).
+fn start_properties(mut props: HashMap<String, String>, start_ms: Option<i64>) -> Properties {
+    use chrono::TimeZone;
+    let now = start_ms
+        .and_then(|ms| chrono::Local.timestamp_millis_opt(ms).single())
+        .unwrap_or_else(chrono::Local::now);
     let ms = now.timestamp_millis().to_string();
     props.insert("START.MS".into(), ms.clone());
     props.insert("START.YMD".into(), now.format("%Y%m%d").to_string());

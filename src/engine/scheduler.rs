@@ -38,16 +38,22 @@ pub async fn run(plan: Arc<TestPlan>, run: Arc<RunShared>, bus: ResultsBus) -> V
     let base = Arc::new(initial_variables(&plan, &run));
     let mut errors = Vec::new();
     let phases = [&plan.setup_groups, &plan.groups];
+    // A start time given to the run anchors the first phase that has groups; later
+    // phases begin when the one before ends, as in JMeter.
+    let mut origin = run.schedule_origin.map(Instant::from_std);
     for groups in phases {
         if run.stop_requested() {
             break;
         }
-        errors.extend(run_phase(groups, &plan, &run, &bus, &base).await);
+        if groups.is_empty() {
+            continue;
+        }
+        errors.extend(run_phase(groups, &plan, &run, &bus, &base, origin.take()).await);
     }
     if !run.stop_requested() || plan.teardown_on_shutdown {
         run.renew_stop_token();
         if !run.stop_now.is_cancelled() {
-            errors.extend(run_phase(&plan.teardown_groups, &plan, &run, &bus, &base).await);
+            errors.extend(run_phase(&plan.teardown_groups, &plan, &run, &bus, &base, None).await);
         }
     }
     errors
@@ -59,14 +65,24 @@ async fn run_phase(
     run: &Arc<RunShared>,
     bus: &ResultsBus,
     base: &Arc<Variables>,
+    origin: Option<Instant>,
 ) -> Vec<GroupError> {
     let mut errors = Vec::new();
     if plan.serialize_threadgroups {
+        // One after the other: only the first group starts at the origin.
+        let mut origin = origin;
         for group in groups {
             if run.stop_requested() {
                 break;
             }
-            if let Err(e) = run_group(group.clone(), run.clone(), bus.clone(), base.clone()).await {
+            let started = run_group(
+                group.clone(),
+                run.clone(),
+                bus.clone(),
+                base.clone(),
+                origin.take(),
+            );
+            if let Err(e) = started.await {
                 errors.push(e);
             }
         }
@@ -79,6 +95,7 @@ async fn run_phase(
             run.clone(),
             bus.clone(),
             base.clone(),
+            origin,
         ));
     }
     while let Some(done) = set.join_next().await {
@@ -125,12 +142,14 @@ pub(super) fn new_rng(seed: Option<u64>, stream: u64) -> SmallRng {
     }
 }
 
-/// Starts a thread group's users, each in its window, and waits for all of them.
+/// Starts a thread group's users, each in its window counted from `origin` (or from now),
+/// and waits for all of them.
 async fn run_group(
     group: Arc<ThreadGroup>,
     run: Arc<RunShared>,
     bus: ResultsBus,
     base: Arc<Variables>,
+    origin: Option<Instant>,
 ) -> Result<(), GroupError> {
     let mut starter_vars = (*base).clone();
     let thread = ThreadInfo {
@@ -169,7 +188,9 @@ async fn run_group(
         }
     };
     let group_active = run.group_counter(group.id);
-    let group_start = Instant::now();
+    // Counting from the origin rather than from now keeps a shard's users on the single
+    // run's schedule even when this process was slow to get here (a busy machine).
+    let group_start = origin.unwrap_or_else(Instant::now);
     let mut set = JoinSet::new();
     for (k, window) in windows.into_iter().enumerate() {
         // A shard runs its own users, each at its single-run time and with its name.

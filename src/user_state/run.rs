@@ -66,6 +66,9 @@ pub struct RunShared {
     shared_state: Mutex<HashMap<String, Arc<dyn std::any::Any + Send + Sync>>>,
     /// This process's share of the plan (`--shard`); the command line has checked it.
     pub shard: Option<crate::foundation::shard::Shard>,
+    /// The moment the first phase's schedule counts from, when the run was told when to
+    /// start (`--start-at`); otherwise each thread group counts from when it begins.
+    pub schedule_origin: Option<std::time::Instant>,
 }
 
 impl RunShared {
@@ -99,6 +102,7 @@ impl RunShared {
             shared_counters: Mutex::new(HashMap::new()),
             seed,
             shared_state: Mutex::new(HashMap::new()),
+            schedule_origin: None,
         }
     }
 
