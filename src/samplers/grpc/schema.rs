@@ -106,8 +106,9 @@ fn compile(
     let root = resolve_input(folder_name, plan_dir);
     if !root.is_dir() {
         return Err(format!(
-            "protoFolder {} does not exist or is not a folder",
-            root.display()
+            "protoFolder {folder_name} does not exist or is not a folder (looked in the \
+             working folder and in {})",
+            plan_dir.display()
         ));
     }
     let mut includes = Vec::new();
@@ -118,7 +119,10 @@ fn compile(
     {
         let path = resolve_input(lib, plan_dir);
         if !path.exists() {
-            return Err(format!("libFolder entry {} does not exist", path.display()));
+            return Err(format!(
+                "libFolder entry {lib} does not exist (looked in the working folder and in {})",
+                plan_dir.display()
+            ));
         }
         includes.push(absolute(&path));
     }
