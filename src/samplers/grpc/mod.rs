@@ -181,13 +181,14 @@ impl GrpcRequest {
                     full_method,
                 },
             ) => {
-                let mut eval = cx.user.eval(&cx.label);
-                let (proto, lib, full) = (
-                    proto_folder.eval(&mut eval),
-                    lib_folder.eval(&mut eval),
-                    full_method.eval(&mut eval),
-                );
-                drop(eval);
+                let (proto, lib, full) = {
+                    let mut eval = cx.user.eval(&cx.label);
+                    (
+                        proto_folder.eval(&mut eval),
+                        lib_folder.eval(&mut eval),
+                        full_method.eval(&mut eval),
+                    )
+                };
                 schema::resolve(&proto, &lib, &full, &self.plan_dir)?
             }
         };
@@ -203,12 +204,16 @@ impl GrpcRequest {
             state.method = Some(method.clone());
             state.target = Some(target.clone());
         }
-        let mut eval = cx.user.eval(&cx.label);
-        let metadata = parse_metadata(&self.metadata.eval(&mut eval))?;
-        let json = self.request_json.eval(&mut eval);
-        let file = self.request_file.eval(&mut eval);
-        let deadline_ms = self.deadline.i64(&mut eval);
-        drop(eval);
+        let (metadata, json, file, deadline_ms) = {
+            let mut eval = cx.user.eval(&cx.label);
+            (
+                self.metadata.eval(&mut eval),
+                self.request_json.eval(&mut eval),
+                self.request_file.eval(&mut eval),
+                self.deadline.i64(&mut eval),
+            )
+        };
+        let metadata = parse_metadata(&metadata)?;
         let message = if json.is_empty() {
             let path = resolve_input(&file, &self.plan_dir);
             let text = std::fs::read_to_string(&path)
