@@ -171,7 +171,9 @@ fn grpc_request_calls_unary_methods_and_reports_as_the_plugin_does() {
     );
 
     // The deadline: 200 ms, sent as grpc-timeout and kept on the client.
-    for slow in all(&samples, "slow") {
+    let slow_rows = all(&samples, "slow");
+    assert_eq!(slow_rows.len(), 2);
+    for slow in slow_rows {
         assert!(
             slow.message.starts_with(
                 "Exception: io.grpc.StatusRuntimeException: DEADLINE_EXCEEDED: \
@@ -197,6 +199,17 @@ fn grpc_request_calls_unary_methods_and_reports_as_the_plugin_does() {
         "{from_file:#?}"
     );
 
+    // A proto folder named by a variable: compiled at the user's first sample.
+    let deferred_rows = all(&samples, "folder from a variable");
+    assert_eq!(deferred_rows.len(), 2);
+    for deferred in deferred_rows {
+        assert_eq!(
+            (deferred.code.as_str(), deferred.data.as_str()),
+            ("200", "{\n  \"id\": \"9\",\n  \"theme\": \"Found\"\n}"),
+            "{deferred:#?}"
+        );
+    }
+
     // Request JSON that does not fit the message: no sample, an error in the log.
     assert!(all(&samples, "bad json").is_empty());
     let log = std::fs::read_to_string(work.path().join("run.log")).expect("run log");
@@ -207,14 +220,16 @@ fn grpc_request_calls_unary_methods_and_reports_as_the_plugin_does() {
 
     // TLS: with verification off any certificate is taken; the plugin's default checks
     // it, and the self-signed test certificate fails as an unavailable channel.
-    for tls in all(&samples, "tls trusting any") {
+    let tls_rows = all(&samples, "tls trusting any");
+    assert_eq!(tls_rows.len(), 2);
+    for tls in tls_rows {
         assert_eq!((tls.code.as_str(), tls.success), ("200", true), "{tls:#?}");
         assert_eq!(tls.data, list_text);
     }
     let unavailable = "Exception: io.grpc.StatusRuntimeException: UNAVAILABLE: io exception";
     assert_failed(&samples, "tls verified", unavailable);
     assert_failed(&samples, "refused", unavailable);
-    assert_eq!(samples.len(), 18, "nine samples per iteration");
+    assert_eq!(samples.len(), 20, "ten samples per iteration");
 }
 
 #[test]

@@ -276,6 +276,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "jmxr.sse.CloseStream" => Sampler Supported "SSE Close Stream (jmxr's own)" SSE;
     "JMeter.plugins.functional.samplers.websocket.WebSocketSampler" => Sampler Supported "WebSocket Sampler (jmeter-websocket plugin)" "text messages with response and close patterns, streaming connections by connection id, the message backlog and the plugin's execution log as response message; no proxy, no Header or Cookie Manager (that plugin version has none); see docs/websocket.md";
     "vn.zalopay.benchmark.testbean.GrpcRequest" => Sampler Supported "GRPC Request" GRPC;
+    "vn.zalopay.benchmark.GRPCSampler" => Sampler Unsupported "GRPC Request (GRPCSampler)" "the plugin's later sampler (GRPCSampler.* properties, its own response layout and codes) is not supported yet; its TestBean form vn.zalopay.benchmark.testbean.GrpcRequest is (see docs/grpc.md)";
     "net.xmeter.samplers.ConnectSampler" => Sampler Supported "MQTT Connect" MQTT;
     "net.xmeter.samplers.ConnectionSampler" => Sampler Unsupported "MQTT Connection" "the 1.0 plugin's background connection sampler (holds connections for a keep time after the test) is not supported; use MQTT Connect and a Constant Timer";
     "net.xmeter.samplers.DisConnectSampler" => Sampler Supported "MQTT DisConnect" MQTT;

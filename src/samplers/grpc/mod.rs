@@ -164,7 +164,7 @@ struct Prepared {
 impl GrpcRequest {
     /// The plugin's `init` (first sample of a user) and `buildRequest`: any failure is
     /// what the plugin throws out of `sample`.
-    fn prepare(&self, cx: &mut SampleContext<'_>) -> Result<Prepared, String> {
+    async fn prepare(&self, cx: &mut SampleContext<'_>) -> Result<Prepared, String> {
         let (method, target) = {
             let state = user_caller(cx.user, cx.element_id);
             (state.method.clone(), state.target.clone())
@@ -189,7 +189,11 @@ impl GrpcRequest {
                         full_method.eval(&mut eval),
                     )
                 };
-                schema::resolve(&proto, &lib, &full, &self.plan_dir)?
+                // Compiling .proto files is work for a blocking thread, not the runtime's.
+                let plan_dir = self.plan_dir.clone();
+                tokio::task::spawn_blocking(move || schema::resolve(&proto, &lib, &full, &plan_dir))
+                    .await
+                    .map_err(|e| e.to_string())??
             }
         };
         let target = match target {
@@ -216,7 +220,8 @@ impl GrpcRequest {
         let metadata = parse_metadata(&metadata)?;
         let message = if json.is_empty() {
             let path = resolve_input(&file, &self.plan_dir);
-            let text = std::fs::read_to_string(&path)
+            let text = tokio::fs::read_to_string(&path)
+                .await
                 .map_err(|e| format!("Unable to read file: {} ({e})", path.display()))?;
             let first = first_message_of_file(&text);
             parse_request(&method.descriptor.input(), &first)
@@ -242,7 +247,7 @@ impl GrpcRequest {
 #[async_trait]
 impl Sampler for GrpcRequest {
     async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Arc<SampleResult>> {
-        let prepared = match self.prepare(cx) {
+        let prepared = match self.prepare(cx).await {
             Ok(prepared) => prepared,
             Err(message) => {
                 runlog::error(&format!(
