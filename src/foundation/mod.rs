@@ -6,7 +6,8 @@
 //! hasher of the per-sample lookups; [`paths`] finds the files a plan names;
 //! [`fd_limit`] raises the process's open-file limit for socket-heavy runs;
 //! [`java_format`] is Java's date and number patterns, which the `.jtl` writer and
-//! reader, the report, the functions and the scripts share.
+//! reader, the report, the functions and the scripts share; [`proto_files`] compiles
+//! `.proto` files for script protobuf support and the gRPC sampler.
 
 pub mod clock;
 pub mod fast_hash;
@@ -17,5 +18,6 @@ pub mod paths;
 pub mod precise_timer;
 pub mod properties;
 pub mod properties_file;
+pub mod proto_files;
 pub mod shard;
 pub mod xml_escape;

@@ -160,6 +160,11 @@ const SSE: &str = "Server-Sent Events, which JMeter has no element for: one stre
 a count of them match an event type or a data pattern, or a timeout, with Last-Event-ID and \
 retry honoured on reconnection; see docs/sse.md";
 const PROTO: &str = "this protocol is not supported yet";
+const GRPC: &str = "unary calls over HTTP/2, plain or TLS, one channel per user; the .proto \
+files of the proto folder (lib folders as import roots) compiled in-process at plan time, so \
+check names a missing folder, a bad file or an unknown method; request JSON or request file, \
+key:value metadata, deadline; the plugin's codes, messages and JSON layout. Streaming methods \
+are refused (see docs/grpc.md)";
 const FTP: &str = "get and put in passive mode, binary or ASCII (line ends converted as JMeter's \
 client does), file content as response data when \"save file in response\" is on, download to a \
 local file, upload from a local file or from the given content, user and password (also from \
@@ -270,7 +275,8 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "jmxr.sse.ReadEvents" => Sampler Supported "SSE Read Events (jmxr's own)" SSE;
     "jmxr.sse.CloseStream" => Sampler Supported "SSE Close Stream (jmxr's own)" SSE;
     "JMeter.plugins.functional.samplers.websocket.WebSocketSampler" => Sampler Supported "WebSocket Sampler (jmeter-websocket plugin)" "text messages with response and close patterns, streaming connections by connection id, the message backlog and the plugin's execution log as response message; no proxy, no Header or Cookie Manager (that plugin version has none); see docs/websocket.md";
-    "vn.zalopay.benchmark.testbean.GrpcRequest" => Sampler Unsupported "GRPC Request" PROTO;
+    "vn.zalopay.benchmark.testbean.GrpcRequest" => Sampler Supported "GRPC Request" GRPC;
+    "vn.zalopay.benchmark.GRPCSampler" => Sampler Unsupported "GRPC Request (GRPCSampler)" "the plugin's later sampler (GRPCSampler.* properties, its own response layout and codes) is not supported yet; its TestBean form vn.zalopay.benchmark.testbean.GrpcRequest is (see docs/grpc.md)";
     "net.xmeter.samplers.ConnectSampler" => Sampler Supported "MQTT Connect" MQTT;
     "net.xmeter.samplers.ConnectionSampler" => Sampler Unsupported "MQTT Connection" "the 1.0 plugin's background connection sampler (holds connections for a keep time after the test) is not supported; use MQTT Connect and a Constant Timer";
     "net.xmeter.samplers.DisConnectSampler" => Sampler Supported "MQTT DisConnect" MQTT;

@@ -16,13 +16,14 @@
 //! Server-Sent Events samplers), [`jdbc`] (JDBC Request and processors, built by the
 //! assembler with the plan's connection configurations), [`mqtt`] (the xmeter MQTT
 //! samplers), [`ftp`] (FTP Request), [`ldap`] (LDAP Request and LDAP Extended Request),
-//! [`mail`] (SMTP Sampler and Mail Reader Sampler).
+//! [`mail`] (SMTP Sampler and Mail Reader Sampler), [`grpc`] (the zalopay GRPC Request).
 
 pub mod bytes;
 pub mod debug;
 pub mod dummy;
 pub mod flow_control;
 pub mod ftp;
+pub mod grpc;
 pub mod http;
 pub mod java;
 pub mod jdbc;
@@ -85,7 +86,8 @@ pub fn build(
         _ => sse::build(class, cx, configs)
             .or_else(|| ldap::build(class, cx, configs))
             .or_else(|| ws::build(class, cx, configs))
-            .or_else(|| mqtt::build(class, cx)),
+            .or_else(|| mqtt::build(class, cx))
+            .or_else(|| grpc::build(class, cx)),
     }
 }
 

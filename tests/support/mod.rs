@@ -239,6 +239,7 @@ pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
     records
 }
 pub mod app_ws_server;
+pub mod grpc_server;
 pub mod h2_server;
 pub mod http_server;
 pub mod protowire;

@@ -68,6 +68,17 @@ fn read(node: roxmltree::Node<'_, '_>) -> Sample {
 /// top-level samples in order; panics with jmxr's stderr when the run fails.
 pub fn run(fixture: &str, properties: &[(&str, String)]) -> Vec<Sample> {
     let work = tempfile::tempdir().expect("scratch folder");
+    run_in(work.path(), fixture, properties, &[])
+}
+
+/// [`run`] in the given working folder with `extra` arguments (`-j run.log`), for tests
+/// that also read what else the run writes there.
+pub fn run_in(
+    work: &std::path::Path,
+    fixture: &str,
+    properties: &[(&str, String)],
+    extra: &[&str],
+) -> Vec<Sample> {
     let plan = fixtures().join(fixture);
     let mut args: Vec<String> = [
         "-n",
@@ -85,14 +96,15 @@ pub fn run(fixture: &str, properties: &[(&str, String)]) -> Vec<Sample> {
     .map(|a| a.to_string())
     .collect();
     args.extend(properties.iter().map(|(n, v)| format!("-J{n}={v}")));
+    args.extend(extra.iter().map(|a| a.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let output = jmxr(work.path(), &args);
+    let output = jmxr(work, &args);
     assert!(
         output.status.success(),
         "{fixture} failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let text = std::fs::read_to_string(work.path().join("out.jtl")).expect("jtl");
+    let text = std::fs::read_to_string(work.join("out.jtl")).expect("jtl");
     let doc = roxmltree::Document::parse(&text).expect("XML jtl");
     doc.root_element()
         .children()

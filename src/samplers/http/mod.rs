@@ -70,8 +70,10 @@ pub(super) use self::bzm::build as build_bzm_http2;
 pub(super) use self::parallel_requests::build as build_parallel_http_requests;
 // The WebSocket samplers' upgrade request takes its headers, cookies and TLS from here.
 pub(super) use self::config::{cookie_manager, merge_headers, CookieManagerSpec};
+// The gRPC sampler's channel is HTTP/2 over the same TLS, offering only h2.
 pub(super) use self::tls::{
-    handshake as tls_handshake, trust_all_config, verifying_config, Stream, VERIFY_PROPERTY,
+    handshake as tls_handshake, handshake_h2_only, trust_all_config, verifying_config, Stream,
+    VERIFY_PROPERTY,
 };
 // The SSE samplers open their streams with the HTTP sampler's connect, TLS and errors.
 pub(super) use self::client::{

@@ -89,6 +89,22 @@ pub fn verifying_config() -> Arc<ClientConfig> {
         .clone()
 }
 
+/// Runs the TLS handshake on `tcp` for `host` offering only `h2` in ALPN, for gRPC,
+/// which speaks nothing else. `verify` checks the certificate against the webpki roots
+/// and the host name; otherwise every certificate is accepted.
+pub async fn handshake_h2_only(tcp: TcpStream, host: &str, verify: bool) -> io::Result<Stream> {
+    static CONFIGS: [OnceLock<Arc<ClientConfig>>; 2] = [const { OnceLock::new() }; 2];
+    let config = CONFIGS[usize::from(verify)]
+        .get_or_init(|| {
+            let mut config = build_config(verify, true);
+            config.alpn_protocols = vec![b"h2".to_vec()];
+            Arc::new(config)
+        })
+        .clone();
+    let tls = connect(tcp, host, config).await?;
+    Ok(Stream::Tls(Box::new(tls)))
+}
+
 fn provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }

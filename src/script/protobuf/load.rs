@@ -9,10 +9,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use miette::Diagnostic;
 use parking_lot::Mutex;
 
 use super::Schema;
+use crate::foundation::proto_files::{self, collect_protos};
 use crate::plan::BuildContext;
 
 /// The property naming the `.proto` files.
@@ -76,55 +76,7 @@ fn compile(setting: &str, plan_dir: &Path) -> Result<Schema, String> {
         return Err(format!("{PROPERTY} names no .proto file"));
     }
     includes.dedup();
-    let mut compiler = protox::Compiler::new(&includes).map_err(|e| describe(&e, &includes))?;
-    compiler.include_imports(true);
-    for file in &files {
-        compiler
-            .open_file(file)
-            .map_err(|e| describe(&e, &includes))?;
-    }
-    Ok(Schema::new(compiler.descriptor_pool()))
-}
-
-/// Every `*.proto` below `dir`, in name order.
-fn collect_protos(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            collect_protos(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "proto") {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
-/// `protos/chat.proto:12:5: message …` from protox's error: the file as found below
-/// an import root, and the line and column of its first label.
-fn describe(err: &protox::Error, includes: &[PathBuf]) -> String {
-    let file = err.file().map(|name| {
-        includes
-            .iter()
-            .map(|root| root.join(name))
-            .find(|p| p.is_file())
-            .map_or_else(|| name.to_string(), |p| p.display().to_string())
-    });
-    let position = err
-        .labels()
-        .and_then(|mut labels| labels.next())
-        .and_then(|label| {
-            let source = err.source_code()?;
-            let span = source.read_span(label.inner(), 0, 0).ok()?;
-            Some((span.line() + 1, span.column() + 1))
-        });
-    match (file, position) {
-        (Some(file), Some((line, column))) => format!("{file}:{line}:{column}: {err}"),
-        (Some(file), None) => format!("{file}: {err}"),
-        _ => format!("{PROPERTY}: {err}"),
-    }
+    proto_files::compile(&files, &includes, PROPERTY).map(Schema::new)
 }
 
 #[cfg(test)]
