@@ -456,7 +456,10 @@ mod tests {
         result.set_success(true);
         result.response_data = body.as_bytes().to_vec();
         run(&assertion, &mut result);
-        assert_eq!(result.success, result.assertions[0].failure_message.is_none());
+        assert_eq!(
+            result.success,
+            result.assertions[0].failure_message.is_none()
+        );
         result.assertions[0].clone()
     }
 
@@ -495,8 +498,15 @@ mod tests {
     #[test]
     fn missing_members_merge_into_one_message() {
         let message = check(SCHEMA, "{}").failure_message.unwrap();
-        assert!(message.contains("missing required properties ([\"id\",\"name\"])"), "{message}");
-        assert_eq!(message.matches("keyword: \"required\"").count(), 1, "{message}");
+        assert!(
+            message.contains("missing required properties ([\"id\",\"name\"])"),
+            "{message}"
+        );
+        assert_eq!(
+            message.matches("keyword: \"required\"").count(),
+            1,
+            "{message}"
+        );
     }
 
     #[test]
@@ -506,10 +516,16 @@ mod tests {
         assert_eq!(empty.failure_message.as_deref(), Some("Response was null"));
         let unset = check("", "{}");
         assert!(unset.failure && !unset.error);
-        assert_eq!(unset.failure_message.as_deref(), Some("FileName is required"));
+        assert_eq!(
+            unset.failure_message.as_deref(),
+            Some("FileName is required")
+        );
         let not_json = check(SCHEMA, "{oops");
         assert!(not_json.error);
-        assert!(not_json.failure_message.unwrap().starts_with("(responce) Unexpected character"));
+        assert!(not_json
+            .failure_message
+            .unwrap()
+            .starts_with("(responce) Unexpected character"));
         let no_file = check("/no/such/schema.json", "{}");
         assert!(no_file.failure && !no_file.error);
         assert_eq!(
@@ -520,9 +536,15 @@ mod tests {
 
     #[test]
     fn holder_pointer_drops_the_keyword() {
-        assert_eq!(holder_pointer("/properties/id/type", "type"), "/properties/id");
+        assert_eq!(
+            holder_pointer("/properties/id/type", "type"),
+            "/properties/id"
+        );
         assert_eq!(holder_pointer("/required", "required"), "");
         assert_eq!(holder_pointer("/required/1", "required"), "");
-        assert_eq!(holder_pointer("/properties/type/type", "type"), "/properties/type");
+        assert_eq!(
+            holder_pointer("/properties/type/type", "type"),
+            "/properties/type"
+        );
     }
 }
