@@ -16,7 +16,9 @@
 //! Server-Sent Events samplers), [`jdbc`] (JDBC Request and processors, built by the
 //! assembler with the plan's connection configurations), [`mqtt`] (the xmeter MQTT
 //! samplers), [`ftp`] (FTP Request), [`ldap`] (LDAP Request and LDAP Extended Request),
-//! [`mail`] (SMTP Sampler and Mail Reader Sampler).
+//! [`mail`] (SMTP Sampler and Mail Reader Sampler), [`json_to_xml`] (the jp@gc JSON to XML
+//! Converter, which converts text without network activity), [`http_raw`] (the jp@gc HTTP
+//! Raw Request: bytes over TCP).
 
 pub mod bytes;
 pub mod debug;
@@ -24,8 +26,10 @@ pub mod dummy;
 pub mod flow_control;
 pub mod ftp;
 pub mod http;
+pub mod http_raw;
 pub mod java;
 pub mod jdbc;
+pub mod json_to_xml;
 pub mod ldap;
 pub mod mail;
 pub mod mqtt;
@@ -62,6 +66,8 @@ pub fn build(
         }
         "kg.apc.jmeter.samplers.UDPSampler" => Some(udp::plugin::build(cx)),
         "kg.apc.jmeter.samplers.DummySampler" => Some(dummy::build(cx)),
+        json_to_xml::CLASS => Some(json_to_xml::build(cx)),
+        http_raw::CLASS => Some(http_raw::build(cx)),
         "FTPSampler" | "org.apache.jmeter.protocol.ftp.sampler.FTPSampler" => {
             Some(ftp::build(cx, configs))
         }
