@@ -3,7 +3,7 @@
 
 mod support;
 
-use support::{run_fixture, Jtl};
+use support::{fixtures, jmxr, run_fixture, Jtl};
 
 /// (success, failureMessage) of the only row with this label.
 fn verdict<'a>(jtl: &'a Jtl, label: &str) -> (&'a str, &'a str) {
@@ -58,6 +58,23 @@ fn json_schema_assertion_judges_responses_against_the_schema() {
             "false",
             "(schema) missing.schema.json (No such file or directory)"
         )
+    );
+}
+
+#[test]
+fn check_warns_of_a_missing_schema_file() {
+    let work = tempfile::tempdir().expect("scratch folder");
+    let plan = fixtures().join("plugins/json_schema_assertion.jmx");
+    let output = jmxr(work.path(), &["check", plan.to_str().expect("UTF-8 path")]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("JSON schema file \"missing.schema.json\" not found"),
+        "{stdout}"
+    );
+    // The schema that is there draws no warning.
+    assert!(
+        !stdout.contains("json_schema_assertion.schema.json\" not found"),
+        "{stdout}"
     );
 }
 

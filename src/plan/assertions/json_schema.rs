@@ -58,10 +58,26 @@ struct Verdict {
 
 impl JsonSchemaAssertion {
     pub fn build(cx: &mut BuildContext<'_>) -> JsonSchemaAssertion {
+        let schema_source = cx.template("jsonschema_assertion_filename");
+        let plan_dir = cx.plan_dir();
+        // A schema file that is not there fails every sample, as in the plugin; `check`
+        // says so beforehand.
+        let source = schema_source.raw();
+        if schema_source.is_constant()
+            && !source.is_empty()
+            && !source.trim_start().starts_with('{')
+            && !resolve_input(source, &plan_dir).is_file()
+        {
+            cx.warn(format!(
+                "JSON schema file {source:?} not found (looked in the working folder and {}): \
+                 every sample it checks will fail",
+                plan_dir.display()
+            ));
+        }
         JsonSchemaAssertion {
             name: Arc::from(cx.element.name.as_str()),
-            schema_source: cx.template("jsonschema_assertion_filename"),
-            plan_dir: cx.plan_dir(),
+            schema_source,
+            plan_dir,
             compiled: Mutex::new(None),
         }
     }
@@ -451,7 +467,14 @@ mod tests {
             "S",
             vec![str_prop("jsonschema_assertion_filename", schema)],
         );
-        let assertion = with_cx(&el, JsonSchemaAssertion::build);
+        let (assertion, diagnostics) = build_with_diagnostics(&el, JsonSchemaAssertion::build);
+        // Only a constant file name that is not there draws a (build-time) warning.
+        let missing_file = !schema.is_empty() && !schema.starts_with('{');
+        assert_eq!(
+            diagnostics.len(),
+            usize::from(missing_file),
+            "{diagnostics:?}"
+        );
         let mut result = sample(1);
         result.set_success(true);
         result.response_data = body.as_bytes().to_vec();
