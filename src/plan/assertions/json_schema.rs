@@ -165,15 +165,17 @@ impl JsonSchemaAssertion {
             })?
         };
         let schema: Value = serde_json::from_str(&text).map_err(|err| json_error_text(&err))?;
-        let validator = jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft4)
-            .build(&schema)
-            .map_err(|err| {
-                format!(
-                    "fatal: invalid JSON Schema, cannot continue\nSyntax errors:\n{err}\n    \
+        // fge reads a schema without `$schema` as draft 4; with one, the draft it names.
+        let mut options = jsonschema::options();
+        if schema.get("$schema").is_none() {
+            options = options.with_draft(jsonschema::Draft::Draft4);
+        }
+        let validator = options.build(&schema).map_err(|err| {
+            format!(
+                "fatal: invalid JSON Schema, cannot continue\nSyntax errors:\n{err}\n    \
                      level: \"fatal\""
-                )
-            });
+            )
+        });
         Ok(CompiledSchema { schema, validator })
     }
 }
@@ -555,6 +557,18 @@ mod tests {
             no_file.failure_message.as_deref(),
             Some("(schema) /no/such/schema.json (No such file or directory)")
         );
+    }
+
+    #[test]
+    fn the_draft_is_4_unless_the_schema_names_one() {
+        // `const` is not a draft 4 keyword: ignored there, checked in draft 7.
+        let draft4 = check(r#"{"const":1}"#, "2");
+        assert!(!draft4.failure && !draft4.error);
+        let draft7 = check(
+            r#"{"$schema":"http://json-schema.org/draft-07/schema#","const":1}"#,
+            "2",
+        );
+        assert!(draft7.error, "{draft7:?}");
     }
 
     #[test]
