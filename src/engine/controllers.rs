@@ -101,6 +101,17 @@ impl VirtualUser {
         Flow::Normal
     }
 
+    /// Sets a Parameterized Controller's variables: all values evaluated, then all set.
+    pub(super) fn set_parameters(&mut self, variables: &[(String, Template)]) {
+        let values: Vec<String> = variables
+            .iter()
+            .map(|(_, value)| value.eval(&mut self.user.eval("")))
+            .collect();
+        for ((name, _), value) in variables.iter().zip(values) {
+            self.user.vars.put(name.as_str(), value);
+        }
+    }
+
     fn eval_text(&mut self, template: &Template) -> String {
         template.eval(&mut self.user.eval("")).trim().to_string()
     }
@@ -198,6 +209,15 @@ impl VirtualUser {
                 generate_parent,
                 max_parallel,
             } => self.run_parallel(c, *generate_parent, *max_parallel).await,
+            ControllerKind::Parameterized { variables } => {
+                self.parameter_scopes.push(variables.clone());
+                let flow = self.run_pass(c).await;
+                self.parameter_scopes.pop();
+                // The plugin sets them in every `next()`, also the last one that finds
+                // no more children: they hold after the controller too.
+                self.set_parameters(variables);
+                flow
+            }
         }
     }
 

@@ -54,6 +54,9 @@ pub struct VirtualUser {
     /// Pass numbers of the enclosing loops, innermost last (Once Only looks at it).
     pub(super) passes: Vec<u64>,
     pub(super) transactions: Vec<OpenTransaction>,
+    /// The variables of the enclosing Parameterized Controllers, outermost first: set
+    /// before each sampler, as each controller's `next()` sets them on the way down.
+    pub(super) parameter_scopes: Vec<Arc<[(String, crate::expr::Template)]>>,
     /// The latest label of each sampler, by sampler id: a sample whose name comes out the
     /// same shares it instead of allocating its own.
     constant_labels: FastMap<usize, Arc<str>>,
@@ -106,6 +109,7 @@ impl VirtualUser {
             throughput: Default::default(),
             passes: Vec::new(),
             transactions: Vec::new(),
+            parameter_scopes: Vec::new(),
             constant_labels: FastMap::default(),
             loops_override: None,
             concurrency: None,
@@ -219,7 +223,17 @@ impl VirtualUser {
             }
         }
         let raw_name = node.name.raw();
+        if !self.parameter_scopes.is_empty() {
+            for variables in self.parameter_scopes.clone() {
+                self.set_parameters(&variables);
+            }
+        }
         self.run_pre_processors(&node.scope, raw_name).await;
+        // A pre-processor that ends the user (a Raw Data Source at the end of its file)
+        // does so before the sample, as the plugin's exception stops JMeter's thread.
+        if self.user.stop_thread {
+            return Flow::StopThread;
+        }
         if !self.apply_timers(&node.scope, raw_name).await {
             return Flow::StopThread;
         }

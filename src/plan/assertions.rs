@@ -1,5 +1,5 @@
-//! Assertions: Response, Duration, Size, JSON, JMESPath, MD5Hex, XML, XPath, XPath2
-//! and HTML Assertions, and the WebSocket plugin's Binary Response Assertion.
+//! Assertions: Response, Duration, Size, JSON, JSON Schema (plugin), JMESPath, MD5Hex,
+//! XML, XPath, XPath2 and HTML Assertions, and the WebSocket plugin's Binary Response Assertion.
 //!
 //! Each element is built once from its `jmx` element (patterns compiled, settings turned
 //! into templates) and then judges samples through the [`Assertion`] trait. JMeter's
@@ -17,6 +17,7 @@ mod equals_diff;
 mod html;
 mod jmespath;
 mod json_path;
+mod json_schema;
 mod md5hex;
 mod pattern;
 mod response;
@@ -38,6 +39,7 @@ pub use duration::DurationAssertion;
 pub use html::HtmlAssertion;
 pub use jmespath::JmesPathAssertion;
 pub use json_path::JsonPathAssertion;
+pub use json_schema::JsonSchemaAssertion;
 pub use md5hex::Md5HexAssertion;
 pub use response::ResponseAssertion;
 pub use size::SizeAssertion;
@@ -52,6 +54,8 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Assertion
         "SizeAssertion" => Arc::new(SizeAssertion::build(cx)),
         // JMeter's and the jmeter-plugins element share the short name.
         "JSONPathAssertion" => Arc::new(JsonPathAssertion::build(cx)),
+        // The third-party JSON Schema plugin (its class sits in JMeter's package).
+        "JSONSchemaAssertion" => Arc::new(JsonSchemaAssertion::build(cx)),
         "MD5HexAssertion" => Arc::new(Md5HexAssertion::build(cx)),
         "XMLAssertion" => Arc::new(XmlAssertion::build(cx)),
         "JMESPathAssertion" => Arc::new(JmesPathAssertion::build(cx)),

@@ -1,6 +1,6 @@
 //! Config elements with run-time behaviour: Counter, CSV Data Set Config, bzm Random
 //! CSV Data Set and Directory Listing Configs, Random
-//! Variable and User Parameters (which JMeter files as a pre-processor but which acts per iteration when
+//! Variable, the jp@gc Raw Data Source PreProcessor and User Parameters (which JMeter files as a pre-processor but which acts per iteration when
 //! asked to).
 //!
 //! Each is built once; the engine calls them through [`IterationListener`] (attached to
@@ -14,6 +14,7 @@ pub mod csv_file;
 mod directory_listing;
 mod random_csv;
 mod random_variable;
+mod raw_data_source;
 mod user_parameters;
 pub mod variables_from_csv;
 
@@ -48,6 +49,9 @@ pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<ConfigElement> {
         "RandomVariableConfig" => Some(ConfigElement::Iteration(Arc::new(RandomVariable::build(
             cx,
         )))),
+        "RawRequestSourcePreProcessor" => Some(ConfigElement::Pre(Arc::new(
+            raw_data_source::RawDataSource::build(cx),
+        ))),
         "FifoPopPreProcessor" => Some(ConfigElement::Pre(Arc::new(super::fifo::FifoPop::build(
             cx,
         )))),

@@ -63,6 +63,7 @@ pub fn build(cx: &mut BuildContext<'_>) -> Option<ControllerKind> {
         },
         "com.blazemeter.jmeter.control.WeightedSwitchController" => weighted_switch(cx),
         "com.blazemeter.jmeter.controller.ParallelSampler" => parallel(cx),
+        "kg.apc.jmeter.control.ParameterizedController" => parameterized(cx),
         other => {
             cx.error(format!("{other} is not a logic controller jmxr runs"));
             return None;
@@ -161,5 +162,19 @@ fn parallel(cx: &mut BuildContext<'_>) -> ControllerKind {
     ControllerKind::Parallel {
         generate_parent: cx.flag("PARENT_SAMPLE", false),
         max_parallel,
+    }
+}
+
+/// The Parameterized Controller's variables, as JMeter's `Arguments.getArgumentsAsMap`
+/// reads them: in order, the first row of a name winning.
+fn parameterized(cx: &mut BuildContext<'_>) -> ControllerKind {
+    let mut variables: Vec<(String, crate::expr::Template)> = Vec::new();
+    for (name, value) in cx.arguments("ParameterizedController") {
+        if !variables.iter().any(|(known, _)| *known == name) {
+            variables.push((name, value));
+        }
+    }
+    ControllerKind::Parameterized {
+        variables: variables.into(),
     }
 }

@@ -285,6 +285,12 @@ pub enum ControllerKind {
         /// run at once.
         max_parallel: Option<usize>,
     },
+    /// jp@gc Parameterized Controller: before each sampler of its subtree, and once when
+    /// its pass ends, the user's variables are set from this table (values evaluated
+    /// first, then set; the first row of a name wins).
+    Parameterized {
+        variables: Arc<[(String, Template)]>,
+    },
 }
 
 /// A jp@gc AutoStop Listener: its listener id (in the scope lists of the samplers it

@@ -16,7 +16,9 @@
 //! Server-Sent Events samplers), [`jdbc`] (JDBC Request and processors, built by the
 //! assembler with the plan's connection configurations), [`mqtt`] (the xmeter MQTT
 //! samplers), [`ftp`] (FTP Request), [`ldap`] (LDAP Request and LDAP Extended Request),
-//! [`mail`] (SMTP Sampler and Mail Reader Sampler), [`grpc`] (the zalopay GRPC Request).
+//! [`mail`] (SMTP Sampler and Mail Reader Sampler), [`grpc`] (the zalopay GRPC Request),
+//! [`json_to_xml`] (the jp@gc JSON to XML Converter, which converts text without network
+//! activity), [`http_raw`] (the jp@gc HTTP Raw Request: bytes over TCP).
 
 pub mod bytes;
 pub mod debug;
@@ -25,8 +27,10 @@ pub mod flow_control;
 pub mod ftp;
 pub mod grpc;
 pub mod http;
+pub mod http_raw;
 pub mod java;
 pub mod jdbc;
+pub mod json_to_xml;
 pub mod ldap;
 pub mod mail;
 pub mod mqtt;
@@ -63,6 +67,8 @@ pub fn build(
         }
         "kg.apc.jmeter.samplers.UDPSampler" => Some(udp::plugin::build(cx)),
         "kg.apc.jmeter.samplers.DummySampler" => Some(dummy::build(cx)),
+        json_to_xml::CLASS => Some(json_to_xml::build(cx)),
+        http_raw::CLASS => Some(http_raw::build(cx)),
         "FTPSampler" | "org.apache.jmeter.protocol.ftp.sampler.FTPSampler" => {
             Some(ftp::build(cx, configs))
         }
