@@ -309,7 +309,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "CacheManager" => Config Supported "HTTP Cache Manager" "per user: validators (If-Modified-Since, If-None-Match), Cache-Control/Expires freshness, Vary, max size, clear each iteration; a fresh GET makes no sample unless cache_manager.cached_resource_mode says otherwise. Clearing each iteration clears that user's cache only (JMeter clears every thread's)";
     "AuthManager" => Config Supported "HTTP Authorization Manager" "the first entry whose URL prefixes the request: Basic sent pre-emptively, Digest (MD5, qop=auth) in answer to the 401 challenge; Kerberos is not supported (a warning says so)";
     "DNSCacheManager" => Config Supported "DNS Cache Manager" "per-user cache (cleared each iteration when set); the custom resolver's static host table and DNS servers (host, host:port or [IPv6]:port; A records over UDP, CNAMEs followed; as in JMeter, literal IP addresses are asked too); names are looked up as given, without the system's search domains";
-    "KeystoreConfig" => Config Unsupported "Keystore Configuration" "not supported yet: client certificates (mutual TLS) cannot be presented";
+    "KeystoreConfig" => Config Supported "Keystore Configuration" "client certificates for HTTP Requests from the keystore of `-Djavax.net.ssl.keyStore` (PKCS#12 or PEM; a JKS file is refused with the keytool command that converts it); index range and per-user alias variable as in JMeter; run-wide wherever it sits";
     "JDBCDataSource" => Config Supported "JDBC Connection Configuration" JDBC_POOL;
     "BoltConnectionElement" => Config Unsupported "Bolt Connection Configuration" PROTO;
     "com.blazemeter.jmeter.xmpp.JMeterXMPPConnection" => Config Unsupported "jp@gc - XMPP Connection" PROTO;

@@ -39,6 +39,7 @@ mod file;
 mod form;
 mod head;
 mod http2;
+pub mod keystore;
 pub mod mirror;
 pub use branch::{lend_to_branch, take_back_from_branch};
 mod parallel;
@@ -446,6 +447,14 @@ impl HttpSampler {
                 return result;
             }
         };
+        let client_cert = if hop.url.scheme == "https" {
+            let vars = &cx.user.vars;
+            keystore::ClientCert::for_sample(&cx.user.run, |name| {
+                vars.get(name).map(str::to_string)
+            })
+        } else {
+            None
+        };
         let mut out = Outgoing {
             url: hop.url,
             method: hop.method,
@@ -456,6 +465,7 @@ impl HttpSampler {
             connect_timeout,
             read_timeout,
             verify_certificates: hop.url.scheme == "https" && verify_certificates(cx),
+            client_cert: client_cert.as_ref(),
             dns: self.spec.dns_manager.as_ref(),
             local_address,
             max_body: self.max_body,
