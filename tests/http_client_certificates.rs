@@ -195,8 +195,8 @@ fn a_pkcs12_keystore_presents_its_certificate() {
     let row = jtl.one("client cert");
     assert_eq!(jtl.get(row, "responseCode"), "200", "{row:?}");
     assert_eq!(jtl.get(row, "success"), "true");
-    let seen = server.requests_to("/cert");
-    assert_eq!(seen.len(), 1);
+    let seen = server.requests_to("/cert/1");
+    assert_eq!(seen.len(), 2);
     assert_eq!(seen[0].client_certificate, Some(pki.der("alice")));
 }
 
@@ -239,8 +239,8 @@ fn without_a_keystore_the_server_refuses_the_connection() {
     assert!(server.requests_to("/cert").is_empty());
 }
 
-/// Without an alias variable the entries in the index range go out in turn, one per
-/// new handshake: two users, two certificates.
+/// Without an alias variable the entries in the index range go out in turn: two users,
+/// two certificates, each user keeping its own.
 #[test]
 fn entries_are_handed_out_in_turn_across_users() {
     let pki = Pki::new();
@@ -248,16 +248,35 @@ fn entries_are_handed_out_in_turn_across_users() {
     let mut flags = keystore_flags(&pki.path("both.pem"), "");
     flags.push("-Jthreads=2".into());
     let jtl = run("http/client_certificate.jmx", &server, &flags);
-    assert_eq!(jtl.values("success"), ["true", "true"]);
-    let mut seen: Vec<Vec<u8>> = server
-        .requests_to("/cert")
-        .into_iter()
-        .map(|r| r.client_certificate.expect("a certificate"))
-        .collect();
+    assert_eq!(jtl.values("success"), ["true"; 4]);
+    // Each user keeps the entry it took, on a new connection too (keep-alive is off).
+    let users_certificate = |user: &str| {
+        let requests = server.requests_to(&format!("/cert/{user}"));
+        assert_eq!(requests.len(), 2);
+        assert_ne!(requests[0].connection, requests[1].connection);
+        assert_eq!(
+            requests[0].client_certificate,
+            requests[1].client_certificate
+        );
+        requests[0]
+            .client_certificate
+            .clone()
+            .expect("a certificate")
+    };
+    let mut seen = vec![users_certificate("1"), users_certificate("2")];
     seen.sort();
     let mut expected = vec![pki.der("alice"), pki.der("bob")];
     expected.sort();
     assert_eq!(seen, expected);
+
+    // One user alone: the second connection presents the first entry again, not the next.
+    let alone = pki.server();
+    let flags = keystore_flags(&pki.path("both.pem"), "");
+    run("http/client_certificate.jmx", &alone, &flags);
+    let requests = alone.requests_to("/cert/1");
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].client_certificate, Some(pki.der("alice")));
+    assert_eq!(requests[1].client_certificate, Some(pki.der("alice")));
 }
 
 /// With `clientCertAliasVarName` each user presents the entry its variable names (PEM

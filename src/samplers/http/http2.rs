@@ -119,7 +119,7 @@ pub async fn exchange(
     }
     let tcp = client::connect_with_user_dns(pool, out).await?;
     let name = host.trim_start_matches('[').trim_end_matches(']');
-    let config = client::tls_config(out, true)?;
+    let config = client::tls_config(out, pool.client_key_slot(), true)?;
     let (stream, h2) = tls::handshake_offering_h2(tcp, name, config)
         .await
         .map_err(|e| TransportError {

@@ -9,8 +9,8 @@
 //! on without a certificate) into the run's shared state. The Keystore Configuration
 //! (`plan::config::keystore`) narrows the key entries to an index range and may name a
 //! variable holding the alias each user presents; without a variable the entries are
-//! handed out in turn, one per new TLS handshake, across all users (JMeter's one
-//! `JmeterKeyStore` counter).
+//! handed out in turn across all users (JMeter's one `JmeterKeyStore` counter), each
+//! user keeping the entry it took until it starts as a new user.
 //!
 //! Formats: PKCS#12 (`.p12`/`.pfx`, what `keytool` and `openssl pkcs12 -export` write);
 //! PEM, jmxr's addition, with each private key followed by its certificate chain (the
@@ -122,20 +122,23 @@ impl ClientCert {
         Some(ClientCert { keystore, alias })
     }
 
-    /// The client configuration a new connection handshakes with, picking the entry
-    /// now: JMeter's key manager chooses the alias when the server asks, once per
-    /// handshake. The failures are JMeter's `JmeterKeyStore` exceptions.
+    /// The client configuration a new connection handshakes with. With an alias
+    /// variable the entry is the one it names now (JMeter's key manager asks when the
+    /// server does); otherwise the user takes the next entry at its first handshake and
+    /// keeps it in `users_entry`: JMeter's per-thread SSL context resumes its session on
+    /// later connections, so the server keeps seeing the certificate it first got. The
+    /// failures are JMeter's `JmeterKeyStore` exceptions.
     pub fn config(
         &self,
         verify: bool,
         offer_h2: bool,
+        users_entry: &mut Option<usize>,
     ) -> Result<Arc<ClientConfig>, TransportError> {
         let keystore = &self.keystore;
         let index = match &self.alias {
-            None => {
-                let count = keystore.keys.len();
-                keystore.next.fetch_add(1, Ordering::Relaxed) % count
-            }
+            None => *users_entry.get_or_insert_with(|| {
+                keystore.next.fetch_add(1, Ordering::Relaxed) % keystore.keys.len()
+            }),
             Some(None) => {
                 let name = &keystore.alias_variable;
                 return Err(TransportError {
