@@ -593,6 +593,12 @@ impl<'f> Builder<'f> {
             }
             return;
         }
+        if class == "RegExUserParameters" {
+            level
+                .pre
+                .push(crate::samplers::http::regex_user_parameters::build(&mut cx));
+            return;
+        }
         if let Some(pre) = jdbc::processor_kind(class) {
             let processor = jdbc::build_processor(&mut cx, sources);
             if pre {

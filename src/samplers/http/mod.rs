@@ -45,9 +45,11 @@ pub use branch::{lend_to_branch, take_back_from_branch};
 mod parallel;
 mod parallel_requests;
 mod redirects;
+pub mod regex_user_parameters;
 pub mod replay;
 mod request;
 mod response;
+mod soap;
 mod source;
 mod tls;
 mod uri_syntax;
@@ -69,6 +71,7 @@ use crate::foundation::clock::wall_clock_ms;
 
 pub(super) use self::bzm::build as build_bzm_http2;
 pub(super) use self::parallel_requests::build as build_parallel_http_requests;
+pub(super) use self::soap::build as build_soap;
 // The WebSocket samplers' upgrade request takes its headers, cookies and TLS from here.
 pub(super) use self::config::{cookie_manager, merge_headers, CookieManagerSpec};
 pub(super) use self::tls::{
@@ -340,7 +343,12 @@ impl HttpSampler {
 #[async_trait]
 impl Sampler for HttpSampler {
     async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Arc<SampleResult>> {
-        self.sample_unboxed(cx).await.map(Arc::new)
+        let mut result = self.sample_unboxed(cx).await?;
+        if self.spec.body_bytes_only {
+            result.headers_size = 0;
+            result.body_size = None;
+        }
+        Some(Arc::new(result))
     }
 }
 
