@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use crate::expr::{FunctionRegistry, Template};
 use crate::jmx::{Element, TestTree};
+use crate::plan::config::keystore::KeystoreSettings;
 use crate::plan::context::argument_rows;
 use crate::plan::controllers;
 use crate::plan::registry::{self, Family, Status};
@@ -90,6 +91,7 @@ pub fn build_with_properties(
         group_iteration: Vec::new(),
         group_numbers: [0; 3],
         data_sources: Arc::default(),
+        keystore: None,
     };
     let plan = builder.plan(tree);
     PlanOutcome {
@@ -117,6 +119,8 @@ struct Builder<'f> {
     group_numbers: [usize; 3],
     /// The plan's JDBC Connection Configurations: a pool serves every thread group.
     data_sources: Arc<jdbc::DataSources>,
+    /// The last Keystore Configuration met: it configures the run's one keystore.
+    keystore: Option<KeystoreSettings>,
 }
 
 /// The non-ordered elements found at one level of the tree.
@@ -254,6 +258,7 @@ impl<'f> Builder<'f> {
             backend_listeners: Vec::new(),
             prometheus_listeners: Vec::new(),
             flexible_file_writers: Vec::new(),
+            keystore: None,
         };
         for other in tree.roots.iter().filter(|e| e.class != "TestPlan") {
             let path = path_join("", other);
@@ -324,6 +329,7 @@ impl<'f> Builder<'f> {
         plan.prometheus_listeners = std::mem::take(&mut self.prometheus_listeners);
         plan.flexible_file_writers = std::mem::take(&mut self.flexible_file_writers);
         plan.variables = std::mem::take(&mut self.variables);
+        plan.keystore = self.keystore.take();
         plan
     }
 
@@ -587,6 +593,12 @@ impl<'f> Builder<'f> {
             }
             return;
         }
+        if class == "RegExUserParameters" {
+            level
+                .pre
+                .push(crate::samplers::http::regex_user_parameters::build(&mut cx));
+            return;
+        }
         if let Some(pre) = jdbc::processor_kind(class) {
             let processor = jdbc::build_processor(&mut cx, sources);
             if pre {
@@ -601,6 +613,9 @@ impl<'f> Builder<'f> {
                 cx.warn("the properties of a Simple Config Element are not merged into samplers");
             }
             Some(Family::Config) if el.gui.ends_with("SimpleConfigGui") => {}
+            Some(Family::Config) if class == "KeystoreConfig" => {
+                self.keystore = Some(config::keystore::read(&mut cx));
+            }
             Some(Family::Config) if class == "Arguments" => {
                 let rows = cx.arguments("Arguments.arguments");
                 self.variables.push(rows);

@@ -27,7 +27,8 @@ pub struct RawArgs {
     pub log_file: Option<PathBuf>,
     pub property_file: Option<PathBuf>,
     pub sources: Vec<PropertySource>,
-    pub system: Vec<(String, String)>,
+    /// `-D` and `-S`, in the order given: Java system properties (`SystemSource`).
+    pub system: Vec<PropertySource>,
     pub force_delete: bool,
     pub skip_unsupported: bool,
     pub seed: Option<u64>,
@@ -129,6 +130,9 @@ pub struct RunConfig {
     pub start_at: Option<i64>,
     /// `--ntp host:port`: the SNTP server the clock is measured against.
     pub ntp: Option<String>,
+    /// Java system properties from `-S` files and `-D`: the few jmxr reads are JSSE's
+    /// client keystore settings (`javax.net.ssl.keyStore`...).
+    pub system: HashMap<String, String>,
 }
 
 #[derive(Debug, Clone)]
@@ -376,7 +380,11 @@ fn apply_value(letter: char, value: String, raw: &mut RawArgs) -> Result<(), Cli
             raw.sources.push(PropertySource::Define(n, v));
         }
         'G' => raw.global.push(name_value(&value)),
-        'D' => raw.system.push(name_value(&value)),
+        'D' => {
+            let (n, v) = name_value(&value);
+            raw.system.push(PropertySource::Define(n, v));
+        }
+        'S' => raw.system.push(PropertySource::File(PathBuf::from(value))),
         'o' => raw.report_out = Some(PathBuf::from(value)),
         'g' => raw.report_from.push(PathBuf::from(value)),
         'R' => raw.not_yet.push("-R (remote start)".into()),
@@ -454,7 +462,9 @@ impl RawArgs {
             .map(super::distributed::parse_start_at)
             .transpose()
             .map_err(CliError::Usage)?;
+        let system = self.system_properties()?;
         Ok(Command::Run(RunConfig {
+            system,
             start_at,
             ntp: self.ntp,
             plan,
@@ -555,6 +565,24 @@ impl RawArgs {
         }
         Ok(props)
     }
+
+    /// The Java system properties of `-S` files and `-D` definitions, later ones winning.
+    fn system_properties(&self) -> Result<HashMap<String, String>, CliError> {
+        let mut props = HashMap::new();
+        for source in &self.system {
+            match source {
+                PropertySource::File(path) => properties_file::load_into(path, &mut props)
+                    .map_err(|source| CliError::PropertyFile {
+                        path: path.clone(),
+                        source,
+                    })?,
+                PropertySource::Define(name, value) => {
+                    props.insert(name.clone(), value.clone());
+                }
+            }
+        }
+        Ok(props)
+    }
 }
 
 pub const USAGE: &str = "\
@@ -582,7 +610,9 @@ JMeter options:
   -q, --addprop FILE            read more JMeter properties from FILE
   -p, --propfile FILE           use FILE instead of the shipped jmeter.properties defaults
   -G, --globalproperty N=V      accepted; meant for remote servers, not set locally
-  -D, --systemproperty N=V      accepted; Java system properties have no effect here
+  -D, --systemproperty N=V      set a Java system property; jmxr reads JSSE's client keystore
+                                (javax.net.ssl.keyStore, keyStorePassword, keyStoreType)
+  -S, --systemPropertyFile FILE read Java system properties from FILE
   -f, --forceDeleteResultFile   delete result files before the run, and empty the -o folder
   -e, --reportatendofloadtests  build the HTML dashboard after the run (needs -l and -o)
   -g, --reportonly FILE         build the HTML dashboard from a CSV .jtl (repeat to merge files)

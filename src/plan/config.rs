@@ -12,6 +12,7 @@ mod counter;
 mod csv_data_set;
 pub mod csv_file;
 mod directory_listing;
+pub mod keystore;
 mod random_csv;
 mod random_variable;
 mod raw_data_source;

@@ -33,6 +33,8 @@ pub struct TestPlan {
     pub prometheus_listeners: Vec<PrometheusListenerSpec>,
     /// jp@gc Flexible File Writers.
     pub flexible_file_writers: Vec<super::flexible_file_writer::FlexibleFileWriterSpec>,
+    /// The Keystore Configuration in effect (the last in tree order), if the plan has one.
+    pub keystore: Option<super::config::keystore::KeystoreSettings>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

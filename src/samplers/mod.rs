@@ -82,6 +82,7 @@ pub fn build(
             Some(tcp::build(cx, configs))
         }
         "HTTPSamplerProxy" | "HTTPSampler" | "HTTPSampler2" => Some(http::build(cx, configs)),
+        "SoapSampler" => Some(http::build_soap(cx, configs)),
         "com.blazemeter.jmeter.http2.sampler.HTTP2Sampler"
         | "com.blazemeter.jmeter.http2.sampler.HTTP2Request" => {
             Some(http::build_bzm_http2(cx, configs))

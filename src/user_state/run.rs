@@ -197,6 +197,12 @@ impl RunShared {
         }
     }
 
+    /// The run-wide state under `key` if something created it (see [`Self::shared`]).
+    pub fn existing_shared<T: std::any::Any + Send + Sync>(&self, key: &str) -> Option<Arc<T>> {
+        let map = self.shared_state.lock();
+        map.get(key)?.clone().downcast::<T>().ok()
+    }
+
     /// The run-wide state under `key`, created by `init` on first use. `None` when the
     /// key already holds state of another type.
     pub fn shared<T: std::any::Any + Send + Sync>(

@@ -123,6 +123,7 @@ async fn answer(
         headers,
         body: received,
         connection,
+        client_certificate: None,
     };
     let reply = handler(&request);
     seen.lock().expect("requests lock").push(request);

@@ -19,6 +19,9 @@ pub struct Request {
     pub body: Vec<u8>,
     /// 1 for the first connection accepted, 2 for the next...
     pub connection: usize,
+    /// HTTPS with client authentication: the DER of the certificate the client
+    /// presented (end entity).
+    pub client_certificate: Option<Vec<u8>>,
 }
 
 impl Request {
@@ -108,6 +111,38 @@ pub fn serve_tls(handler: impl Fn(&Request) -> Reply + Send + Sync + 'static) ->
     start(handler, Some(Arc::new(config)))
 }
 
+/// Starts an HTTPS server that requires a client certificate issued by the CA in
+/// `ca_pem` (a handshake without one fails); each request records the certificate the
+/// client presented.
+pub fn serve_tls_requiring_client_cert(
+    ca_pem: &std::path::Path,
+    handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+) -> TestServer {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/tls");
+    let cert = CertificateDer::from_pem_file(dir.join("cert.pem")).expect("test certificate");
+    let key = PrivateKeyDer::from_pem_file(dir.join("key.pem")).expect("test key");
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(CertificateDer::from_pem_file(ca_pem).expect("client CA certificate"))
+        .expect("client CA is a CA certificate");
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+        Arc::new(roots),
+        provider.clone(),
+    )
+    .build()
+    .expect("client verifier");
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("TLS versions")
+        .with_client_cert_verifier(verifier)
+        .with_single_cert(vec![cert], key)
+        .expect("certificate and key match");
+    start(handler, Some(Arc::new(config)))
+}
+
 fn start(
     handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
     tls: Option<Arc<rustls::ServerConfig>>,
@@ -126,12 +161,31 @@ fn start(
                 let _ = match tls {
                     Some(config) => match rustls::ServerConnection::new(config) {
                         Ok(session) => {
-                            let stream = rustls::StreamOwned::new(session, stream);
-                            serve_connection(stream, number, &*handler, &seen)
+                            let mut stream = rustls::StreamOwned::new(session, stream);
+                            // Finish the handshake first, so the client's certificate is known.
+                            let mut handshaken = Ok(());
+                            while stream.conn.is_handshaking() && handshaken.is_ok() {
+                                handshaken = stream.conn.complete_io(&mut stream.sock).map(|_| ());
+                            }
+                            let client_certificate = stream
+                                .conn
+                                .peer_certificates()
+                                .and_then(|chain| chain.first())
+                                .map(|cert| cert.to_vec());
+                            match handshaken {
+                                Ok(()) => serve_connection(
+                                    stream,
+                                    number,
+                                    client_certificate,
+                                    &*handler,
+                                    &seen,
+                                ),
+                                Err(_) => Ok(()),
+                            }
                         }
                         Err(_) => Ok(()),
                     },
-                    None => serve_connection(stream, number, &*handler, &seen),
+                    None => serve_connection(stream, number, None, &*handler, &seen),
                 };
             });
         }
@@ -167,6 +221,7 @@ pub fn read_request(reader: &mut impl BufRead, number: usize) -> std::io::Result
         headers,
         body: Vec::new(),
         connection: number,
+        client_certificate: None,
     };
     let length: usize = request
         .header("Content-Length")
@@ -180,14 +235,16 @@ pub fn read_request(reader: &mut impl BufRead, number: usize) -> std::io::Result
 fn serve_connection(
     stream: impl Read + Write,
     number: usize,
+    client_certificate: Option<Vec<u8>>,
     handler: &Handler,
     seen: &Mutex<Vec<Request>>,
 ) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream);
     loop {
-        let Some(request) = read_request(&mut reader, number)? else {
+        let Some(mut request) = read_request(&mut reader, number)? else {
             return Ok(());
         };
+        request.client_certificate = client_certificate.clone();
         let close = request
             .header("Connection")
             .is_some_and(|v| v.eq_ignore_ascii_case("close"));

@@ -19,12 +19,14 @@
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::ops::Range;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
 use super::dns::{self, DnsCache, DnsManagerSpec};
+use super::keystore::ClientCert;
 use super::tls::{self, Stream};
 use super::url::Url;
 
@@ -94,12 +96,22 @@ pub struct Pool {
     dns: HashMap<String, DnsCache>,
     /// The thread-group iteration the DNS caches were last used in.
     dns_iteration: Option<u64>,
+    /// The client keystore entry this user took at its first handshake, handed out in
+    /// turn (see [`ClientCert::config`]).
+    client_key: Option<usize>,
 }
 
 impl Pool {
     /// Closes every kept-alive connection (a new user identity on a new iteration).
     pub fn clear(&mut self) {
         self.idle.clear();
+        // A new user identity starts a new SSL context, which takes the next entry.
+        self.client_key = None;
+    }
+
+    /// The client keystore entry this user took, for the HTTP/2 client's handshakes.
+    pub(super) fn client_key_slot(&mut self) -> &mut Option<usize> {
+        &mut self.client_key
     }
 
     /// The user's cache for the manager, cleared at a new iteration when the manager asks.
@@ -122,6 +134,7 @@ impl Pool {
             idle: Vec::new(),
             dns: self.dns.clone(),
             dns_iteration: self.dns_iteration,
+            client_key: self.client_key,
         };
         if let Some(pos) = self.idle.iter().position(|c| c.key.matches(url, local)) {
             lent.idle.push(self.idle.remove(pos));
@@ -136,12 +149,14 @@ impl Pool {
             idle: Vec::new(),
             dns: self.dns.clone(),
             dns_iteration: self.dns_iteration,
+            client_key: self.client_key,
         }
     }
 
     /// Takes back a lent pool: its kept-alive connections and what its DNS caches learnt.
     pub fn give_back(&mut self, lent: Pool) {
         self.idle.extend(lent.idle);
+        self.client_key = self.client_key.or(lent.client_key);
         for (key, cache) in lent.dns {
             self.dns.entry(key).or_default().absorb(cache);
         }
@@ -160,6 +175,8 @@ pub struct Outgoing<'a> {
     pub read_timeout: Option<Duration>,
     /// HTTPS: check certificates (off by default, as in JMeter).
     pub verify_certificates: bool,
+    /// HTTPS: the client keystore's choice for new connections, when the run has one.
+    pub client_cert: Option<&'a ClientCert>,
     /// The DNS Cache Manager in scope, if any.
     pub dns: Option<&'a DnsManagerSpec>,
     /// The source address to bind new connections to (`HTTPSampler.ipSource`).
@@ -267,17 +284,31 @@ pub async fn exchange(
     let tcp = connect_with_user_dns(pool, out).await?;
     let stream = if out.url.scheme == "https" {
         let host = out.url.host.trim_start_matches('[').trim_end_matches(']');
-        tls::handshake(tcp, host, out.verify_certificates)
-            .await
-            .map_err(|e| {
-                TransportError::new("javax.net.ssl.SSLHandshakeException", e.to_string())
-            })?
+        let config = tls_config(out, pool.client_key_slot(), false)?;
+        tls::handshake_with(tcp, host, config).await.map_err(|e| {
+            let message = tls::received_alert(&e).unwrap_or_else(|| e.to_string());
+            TransportError::new("javax.net.ssl.SSLHandshakeException", message)
+        })?
     } else {
         Stream::Plain(tcp)
     };
     // Connect covers DNS, TCP and the TLS handshake, as HttpClient's connect does.
     let connect_ms = millis_since(started);
     exchange_on_new(pool, stream, out, started, connect_ms).await
+}
+
+/// The TLS configuration a new connection for `out` handshakes with: the shared one,
+/// or the one presenting the client keystore's entry for this user (`users_entry` keeps
+/// the entry handed out in turn).
+pub(super) fn tls_config(
+    out: &Outgoing<'_>,
+    users_entry: &mut Option<usize>,
+    offer_h2: bool,
+) -> Result<Arc<rustls::ClientConfig>, TransportError> {
+    match out.client_cert {
+        Some(cert) => cert.config(out.verify_certificates, offer_h2, users_entry),
+        None => Ok(tls::shared_config(out.verify_certificates, offer_h2)),
+    }
 }
 
 /// Opens a TCP connection for `out`, names resolved through the user's DNS cache of the
@@ -718,6 +749,11 @@ fn framing(method: &str, incoming: &Incoming) -> Framing {
 }
 
 fn io_error(err: &std::io::Error) -> TransportError {
+    // A server that refuses the client's certificate says so after a TLS 1.3 client
+    // has finished its part of the handshake; JSSE still calls it a handshake failure.
+    if let Some(message) = tls::received_alert(err) {
+        return TransportError::new("javax.net.ssl.SSLHandshakeException", message);
+    }
     if err.kind() == std::io::ErrorKind::TimedOut {
         return TransportError::new("java.net.SocketTimeoutException", "Read timed out");
     }

@@ -120,6 +120,9 @@ pub struct HttpSpec {
     pub concurrent_download: bool,
     /// `HTTPSampler.concurrentPool`: how many at most at once.
     pub concurrent_pool: Template,
+    /// The sample's bytes are the response body's alone, as JMeter 2's SOAP/XML-RPC
+    /// Request (HttpClient 3) counted them.
+    pub body_bytes_only: bool,
 }
 
 /// Reads the sampler and merges the config elements that apply to it.
@@ -218,6 +221,7 @@ pub fn read(cx: &mut BuildContext<'_>, configs: &[&Element]) -> HttpSpec {
         embedded_exclude,
         concurrent_download,
         concurrent_pool: text(cx, "HTTPSampler.concurrentPool"),
+        body_bytes_only: false,
     }
 }
 

@@ -119,7 +119,8 @@ pub async fn exchange(
     }
     let tcp = client::connect_with_user_dns(pool, out).await?;
     let name = host.trim_start_matches('[').trim_end_matches(']');
-    let (stream, h2) = tls::handshake_offering_h2(tcp, name, out.verify_certificates)
+    let config = client::tls_config(out, pool.client_key_slot(), true)?;
+    let (stream, h2) = tls::handshake_offering_h2(tcp, name, config)
         .await
         .map_err(|e| TransportError {
             class: "javax.net.ssl.SSLHandshakeException",
@@ -345,6 +346,7 @@ mod tests {
             connect_timeout: None,
             read_timeout: None,
             verify_certificates: false,
+            client_cert: None,
             dns: None,
             local_address: None,
             max_body: client::DEFAULT_MAX_BODY,

@@ -39,14 +39,17 @@ mod file;
 mod form;
 mod head;
 mod http2;
+pub mod keystore;
 pub mod mirror;
 pub use branch::{lend_to_branch, take_back_from_branch};
 mod parallel;
 mod parallel_requests;
 mod redirects;
+pub mod regex_user_parameters;
 pub mod replay;
 mod request;
 mod response;
+mod soap;
 mod source;
 mod tls;
 mod uri_syntax;
@@ -68,6 +71,7 @@ use crate::foundation::clock::wall_clock_ms;
 
 pub(super) use self::bzm::build as build_bzm_http2;
 pub(super) use self::parallel_requests::build as build_parallel_http_requests;
+pub(super) use self::soap::build as build_soap;
 // The WebSocket samplers' upgrade request takes its headers, cookies and TLS from here.
 pub(super) use self::config::{cookie_manager, merge_headers, CookieManagerSpec};
 // The gRPC sampler's channel is HTTP/2 over the same TLS, offering only h2.
@@ -341,7 +345,12 @@ impl HttpSampler {
 #[async_trait]
 impl Sampler for HttpSampler {
     async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Arc<SampleResult>> {
-        self.sample_unboxed(cx).await.map(Arc::new)
+        let mut result = self.sample_unboxed(cx).await?;
+        if self.spec.body_bytes_only {
+            result.headers_size = 0;
+            result.body_size = None;
+        }
+        Some(Arc::new(result))
     }
 }
 
@@ -448,6 +457,14 @@ impl HttpSampler {
                 return result;
             }
         };
+        let client_cert = if hop.url.scheme == "https" {
+            let vars = &cx.user.vars;
+            keystore::ClientCert::for_sample(&cx.user.run, |name| {
+                vars.get(name).map(str::to_string)
+            })
+        } else {
+            None
+        };
         let mut out = Outgoing {
             url: hop.url,
             method: hop.method,
@@ -458,6 +475,7 @@ impl HttpSampler {
             connect_timeout,
             read_timeout,
             verify_certificates: hop.url.scheme == "https" && verify_certificates(cx),
+            client_cert: client_cert.as_ref(),
             dns: self.spec.dns_manager.as_ref(),
             local_address,
             max_body: self.max_body,

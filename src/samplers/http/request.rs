@@ -48,16 +48,25 @@ fn is_body_method(method: &str) -> bool {
 }
 
 fn eval_args(spec: &HttpSpec, user: &mut UserState, label: &str) -> Vec<Arg> {
-    let mut cx = user.eval(label);
-    spec.args
-        .iter()
-        .map(|a| Arg {
-            name: a.name.eval(&mut cx),
-            value: a.value.eval(&mut cx),
-            always_encode: a.always_encode,
-            use_equals: a.use_equals,
-        })
-        .collect()
+    let mut args: Vec<Arg> = {
+        let mut cx = user.eval(label);
+        spec.args
+            .iter()
+            .map(|a| Arg {
+                name: a.name.eval(&mut cx),
+                value: a.value.eval(&mut cx),
+                always_encode: a.always_encode,
+                use_equals: a.use_equals,
+            })
+            .collect()
+    };
+    if !args.is_empty() {
+        super::regex_user_parameters::apply(
+            user,
+            args.iter_mut().map(|a| (a.name.as_str(), &mut a.value)),
+        );
+    }
+    args
 }
 
 /// The query string JMeter builds from the named arguments.

@@ -18,7 +18,7 @@ use std::task::{Context, Poll};
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{ClientConfig, DigitallySignedStruct, SignatureScheme};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
@@ -36,18 +36,28 @@ pub enum Stream {
 
 /// Runs the TLS handshake on `tcp` for `host`, offering HTTP/1.1 only.
 pub async fn handshake(tcp: TcpStream, host: &str, verify: bool) -> io::Result<Stream> {
-    let tls = connect(tcp, host, config(verify, false)).await?;
+    handshake_with(tcp, host, shared_config(verify, false)).await
+}
+
+/// Runs the TLS handshake on `tcp` for `host` with `config` (one of
+/// [`shared_config`], or one presenting a client certificate).
+pub async fn handshake_with(
+    tcp: TcpStream,
+    host: &str,
+    config: Arc<ClientConfig>,
+) -> io::Result<Stream> {
+    let tls = connect(tcp, host, config).await?;
     Ok(Stream::Tls(Box::new(tls)))
 }
 
-/// Runs the TLS handshake on `tcp` for `host`, offering `h2` before `http/1.1`; also
-/// says whether the server chose `h2`.
+/// Runs the TLS handshake on `tcp` for `host` with `config`, which offers `h2` before
+/// `http/1.1`; also says whether the server chose `h2`.
 pub async fn handshake_offering_h2(
     tcp: TcpStream,
     host: &str,
-    verify: bool,
+    config: Arc<ClientConfig>,
 ) -> io::Result<(Stream, bool)> {
-    let tls = connect(tcp, host, config(verify, true)).await?;
+    let tls = connect(tcp, host, config).await?;
     let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2".as_slice());
     Ok((Stream::Tls(Box::new(tls)), h2))
 }
@@ -60,6 +70,23 @@ async fn connect(
     let name = ServerName::try_from(host.to_string())
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     TlsConnector::from(config).connect(name, tcp).await
+}
+
+/// JSSE's message for a TLS alert the server sent (`Received fatal alert:
+/// certificate_required`), when `err` carries one: Java names alerts as the RFCs do.
+pub fn received_alert(err: &io::Error) -> Option<String> {
+    let alert = match err.get_ref()?.downcast_ref::<rustls::Error>()? {
+        rustls::Error::AlertReceived(alert) => alert,
+        _ => return None,
+    };
+    let mut name = String::new();
+    for c in format!("{alert:?}").chars() {
+        if c.is_ascii_uppercase() && !name.is_empty() {
+            name.push('_');
+        }
+        name.push(c.to_ascii_lowercase());
+    }
+    Some(format!("Received fatal alert: {name}"))
 }
 
 /// The trust-all client configuration without ALPN, for other protocols over TLS
@@ -110,8 +137,9 @@ fn provider() -> Arc<CryptoProvider> {
 }
 
 /// One client configuration per mode for the whole process (session resumption data
-/// lives in it, shared as JMeter shares its SSL context unless told otherwise).
-fn config(verify: bool, offer_h2: bool) -> Arc<ClientConfig> {
+/// lives in it, shared as JMeter shares its SSL context unless told otherwise); none
+/// presents a client certificate.
+pub fn shared_config(verify: bool, offer_h2: bool) -> Arc<ClientConfig> {
     static CONFIGS: [OnceLock<Arc<ClientConfig>>; 4] = [const { OnceLock::new() }; 4];
     let cell = &CONFIGS[usize::from(verify) * 2 + usize::from(offer_h2)];
     cell.get_or_init(|| Arc::new(build_config(verify, offer_h2)))
@@ -119,27 +147,50 @@ fn config(verify: bool, offer_h2: bool) -> Arc<ClientConfig> {
 }
 
 fn build_config(verify: bool, offer_h2: bool) -> ClientConfig {
+    build_config_with(verify, offer_h2, None).expect("no client certificate to refuse")
+}
+
+/// A client configuration that presents `chain` and `key` when the server asks for a
+/// certificate (the client keystore's entry, `keystore`); fails when the key is not one
+/// rustls can sign with.
+pub fn config_presenting(
+    verify: bool,
+    offer_h2: bool,
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+) -> Result<ClientConfig, rustls::Error> {
+    build_config_with(verify, offer_h2, Some((chain, key)))
+}
+
+fn build_config_with(
+    verify: bool,
+    offer_h2: bool,
+    client_cert: Option<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)>,
+) -> Result<ClientConfig, rustls::Error> {
     let provider = provider();
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .expect("the ring provider supports TLS 1.2 and 1.3");
-    let mut config = if verify {
+    let builder = if verify {
         let roots = rustls::RootCertStore {
             roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
         };
-        builder.with_root_certificates(roots).with_no_client_auth()
+        builder.with_root_certificates(roots)
     } else {
         builder
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(TrustAll(provider)))
-            .with_no_client_auth()
+    };
+    let mut config = match client_cert {
+        Some((chain, key)) => builder.with_client_auth_cert(chain, key)?,
+        None => builder.with_no_client_auth(),
     };
     config.alpn_protocols = if offer_h2 {
         vec![b"h2".to_vec(), b"http/1.1".to_vec()]
     } else {
         vec![b"http/1.1".to_vec()]
     };
-    config
+    Ok(config)
 }
 
 /// Accepts any certificate, as JMeter does by default; handshake signatures are checked.

@@ -192,6 +192,7 @@ impl Connection {
             connect_timeout: request.connect_timeout,
             read_timeout: request.response_timeout,
             verify_certificates: request.verify_certificates,
+            client_cert: None,
             dns: None,
             local_address: None,
             max_body: crate::samplers::http::DEFAULT_MAX_BODY,
