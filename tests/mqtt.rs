@@ -198,3 +198,38 @@ fn xmeter_samplers_connect_publish_subscribe_and_fail_as_the_plugin_does() {
         "Publish failed because connection is not established.".len() as i64
     );
 }
+
+/// A Sub waiting for a message count that never comes ends with the user's scheduled
+/// duration, reporting what arrived, instead of holding the run.
+#[test]
+fn a_sub_waiting_for_messages_ends_with_the_users_duration() {
+    let broker = Mosquitto::start();
+    let started = std::time::Instant::now();
+    let jtl = run_fixture(
+        "mqtt/sub_bounded.jmx",
+        &[&format!("-Jmqtt_port={}", broker.port)],
+    );
+    let took = started.elapsed();
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "the run took {took:?}"
+    );
+    let (code, message, success, bytes, _) = row(&jtl, "sub silent topic");
+    assert_eq!(
+        (code, message, success, bytes),
+        ("200", "Received 0 of message.", true, 0)
+    );
+    // It waited until the 2 s duration ended, not less.
+    let stamp = |label: &str| {
+        let r = jtl
+            .rows
+            .iter()
+            .find(|r| jtl.get(r, "label") == label)
+            .unwrap();
+        jtl.int(r, "timeStamp")
+    };
+    let connected = stamp("sub connect");
+    let sub_start = stamp("sub silent topic");
+    assert!(sub_start >= connected, "{sub_start} vs {connected}");
+    assert!(took >= std::time::Duration::from_millis(1900), "{took:?}");
+}

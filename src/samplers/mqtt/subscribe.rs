@@ -162,6 +162,10 @@ impl SubSampler {
             }
         };
         let stop = cx.user.run.stop_now.clone();
+        // A count that never arrives (a dropped connection, a silent topic) waits, as in the
+        // plugin, but never past the user's scheduled end or a graceful stop of the run.
+        let graceful = cx.user.run.stop_token();
+        let user_end = cx.user.end_time;
         let value = match checked {
             Ok(value) => value,
             Err((code, message, data)) => {
@@ -181,9 +185,17 @@ impl SubSampler {
             connection.received.drain(..).collect()
         } else {
             let wanted = value as usize;
+            let end = async {
+                match user_end {
+                    Some(end) => tokio::time::sleep_until(end).await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 _ = connection.wait_for_messages(wanted) => {}
                 _ = stop.cancelled() => {}
+                _ = graceful.cancelled() => {}
+                _ = end => {}
             }
             let available = wanted.min(connection.received.len());
             connection.received.drain(..available).collect()
