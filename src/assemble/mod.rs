@@ -593,6 +593,12 @@ impl<'f> Builder<'f> {
             }
             return;
         }
+        if class == "URLRewritingModifier" {
+            level
+                .pre
+                .push(crate::samplers::http::url_rewriting::build(&mut cx));
+            return;
+        }
         if class == "RegExUserParameters" {
             level
                 .pre

@@ -336,6 +336,7 @@ pub const ELEMENTS: &[ElementInfo] = elements! {
     "BeanShellPreProcessor" => PreProcessor Supported "BeanShell PreProcessor" SCRIPT;
     "BSFPreProcessor" => PreProcessor Supported "BSF PreProcessor" SCRIPT;
     "AnchorModifier" => PreProcessor Unsupported "HTML Link Parser" "not supported yet: take the link with a Regular Expression or CSS Selector Extractor and use the variable in the request";
+    "URLRewritingModifier" => PreProcessor Supported "HTTP URL Re-writing Modifier" "finds the session id in the previous response (path extension, query parameter or hidden field) and adds it to the coming HTTP Request as a path extension or an argument; caches the last value per user";
     "RegExUserParameters" => PreProcessor Supported "RegEx User Parameters" "replaces the values of an HTTP Request's arguments named by a Regular Expression Extractor's groups, for the coming sample";
     "JDBCPreProcessor" => PreProcessor Supported "JDBC PreProcessor" JDBC;
     "kg.apc.jmeter.modifiers.FifoPopPreProcessor" => PreProcessor Supported "jp@gc - Inter-Thread Communication PreProcessor" "takes the oldest value of a named queue shared by the whole run into a variable, waiting up to `Timeout` seconds (empty: without limit); a timed-out pop leaves the variable unset; a stop of the run ends the wait with `INTERRUPTED`; `__fifoPop`, `__fifoPut`, `__fifoGet` and `__fifoSize` reach the same queues; queues have no capacity limit";

@@ -54,6 +54,7 @@ mod source;
 mod tls;
 mod uri_syntax;
 mod url;
+pub mod url_rewriting;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -122,8 +122,8 @@ pub fn build_url(
     method: &str,
     java: bool,
 ) -> Result<(Url, Option<Body>), RequestError> {
-    let args = eval_args(spec, user, label);
-    let (path, domain, port, protocol) = {
+    let mut args = eval_args(spec, user, label);
+    let (mut path, domain, port, protocol) = {
         let mut cx = user.eval(label);
         (
             spec.path.eval(&mut cx),
@@ -132,6 +132,21 @@ pub fn build_url(
             spec.protocol.eval(&mut cx),
         )
     };
+    match super::url_rewriting::take(user) {
+        Some(super::url_rewriting::Rewrite::PathExtension { name, extension }) => {
+            path = super::url_rewriting::rewrite_path(&path, &name, &extension);
+        }
+        Some(super::url_rewriting::Rewrite::Argument { name, value }) => {
+            args.retain(|a| a.name != name);
+            args.push(Arg {
+                name,
+                value,
+                always_encode: true,
+                use_equals: true,
+            });
+        }
+        None => {}
+    }
     let raw_body =
         spec.post_body_raw || (!args.is_empty() && args.iter().all(|a| a.name.is_empty()));
     let (mut url, full_url_path) =
