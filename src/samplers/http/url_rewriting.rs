@@ -47,6 +47,8 @@ pub enum Rewrite {
 
 pub struct UrlRewriting {
     name: Template,
+    /// The session-id expression, compiled once when the name holds no `${}`.
+    constant_pattern: Option<Regex>,
     path_extension: bool,
     no_equals: bool,
     no_questionmark: bool,
@@ -55,14 +57,20 @@ pub struct UrlRewriting {
 }
 
 pub fn build(cx: &mut BuildContext<'_>) -> Arc<dyn PreProcessor> {
-    Arc::new(UrlRewriting {
+    let mut element = UrlRewriting {
         name: cx.template("argument_name"),
+        constant_pattern: None,
         path_extension: cx.flag("path_extension", false),
         no_equals: cx.flag("path_extension_no_equals", false),
         no_questionmark: cx.flag("path_extension_no_questionmark", false),
         cache: cx.flag("cache_value", true),
         encode: cx.flag("encode", false),
-    })
+    };
+    element.constant_pattern = element
+        .name
+        .as_literal()
+        .and_then(|name| element.pattern(name));
+    Arc::new(element)
 }
 
 fn previous_sample(user: &UserState) -> usize {
@@ -70,8 +78,8 @@ fn previous_sample(user: &UserState) -> usize {
 }
 
 impl UrlRewriting {
-    /// The session id in `text`, or "" when there is none.
-    fn find(&self, name: &str, text: &str) -> String {
+    /// JMeter's expression for the session id named `name`, in this element's mode.
+    fn pattern(&self, name: &str) -> Option<Regex> {
         let quoted = regex::escape(name);
         let value_class = if self.no_questionmark {
             PATH_VALUE_NO_QUESTIONMARK
@@ -88,8 +96,21 @@ impl UrlRewriting {
                 r#"(?m)[;?&]{quoted}=([^"'<>&\s;\\]*)|\s[Nn][Aa][Mm][Ee]\s*=\s*["']{quoted}["'][^>]*\s[vV][Aa][Ll][Uu][Ee]\s*=\s*["']([^"']*)["']|\s[vV][Aa][Ll][Uu][Ee]\s*=\s*["']([^"']*)["'][^>]*\s[Nn][Aa][Mm][Ee]\s*=\s*["']{quoted}["']"#
             )
         };
-        let Ok(regex) = Regex::new(&pattern) else {
-            return String::new();
+        Regex::new(&pattern).ok()
+    }
+
+    /// The session id in `text`, or "" when there is none.
+    fn find(&self, name: &str, text: &str) -> String {
+        let compiled;
+        let regex = match &self.constant_pattern {
+            Some(regex) => regex,
+            None => match self.pattern(name) {
+                Some(regex) => {
+                    compiled = regex;
+                    &compiled
+                }
+                None => return String::new(),
+            },
         };
         regex
             .captures(text)
@@ -199,6 +220,7 @@ mod tests {
     fn element(path_extension: bool, no_equals: bool, no_questionmark: bool) -> UrlRewriting {
         UrlRewriting {
             name: Template::literal("jsessionid"),
+            constant_pattern: None,
             path_extension,
             no_equals,
             no_questionmark,
