@@ -67,3 +67,16 @@ fn describe(err: &protox::Error, includes: &[PathBuf], label: &str) -> String {
         _ => format!("{label}: {err}"),
     }
 }
+
+/// A map key as text: how JSON prints it and how scripts name it.
+pub fn map_key_text(key: &prost_reflect::MapKey) -> String {
+    use prost_reflect::MapKey;
+    match key {
+        MapKey::Bool(b) => b.to_string(),
+        MapKey::I32(n) => n.to_string(),
+        MapKey::I64(n) => n.to_string(),
+        MapKey::U32(n) => n.to_string(),
+        MapKey::U64(n) => n.to_string(),
+        MapKey::String(s) => s.clone(),
+    }
+}

@@ -17,6 +17,7 @@
 use base64::Engine;
 use prost_reflect::{DynamicMessage, FieldDescriptor, Kind, MapKey, ReflectMessage, Value};
 
+use crate::foundation::proto_files::map_key_text;
 use crate::samplers::jdbc::java::{double_to_string, float_to_string};
 
 /// `JsonFormat.printer().print(message)`.
@@ -201,17 +202,6 @@ fn is_special_well_known(full_name: &str) -> bool {
             | "google.protobuf.StringValue"
             | "google.protobuf.BytesValue"
     )
-}
-
-fn map_key_text(key: &MapKey) -> String {
-    match key {
-        MapKey::Bool(b) => b.to_string(),
-        MapKey::I32(n) => n.to_string(),
-        MapKey::I64(n) => n.to_string(),
-        MapKey::U32(n) => n.to_string(),
-        MapKey::U64(n) => n.to_string(),
-        MapKey::String(s) => s.clone(),
-    }
 }
 
 /// Gson's HTML-safe string literal.

@@ -22,6 +22,7 @@ use rhai::{Array, Blob, Dynamic, Engine, Map, INT};
 
 use super::values::{self, default_map, from_message, to_message};
 use super::Schema;
+use crate::foundation::proto_files::map_key_text;
 use crate::script::shims::{error, func, java_string, Class, ShimResult};
 
 /// The schema of the running script's element.
@@ -210,18 +211,6 @@ impl ProtoBuilder {
         let field = self.field(name)?;
         let map = from_message(&self.0.lock());
         Ok(map.get(field.name()).cloned().unwrap_or(Dynamic::UNIT))
-    }
-}
-
-fn map_key_text(key: &prost_reflect::MapKey) -> String {
-    use prost_reflect::MapKey;
-    match key {
-        MapKey::Bool(b) => b.to_string(),
-        MapKey::I32(n) => n.to_string(),
-        MapKey::I64(n) => n.to_string(),
-        MapKey::U32(n) => n.to_string(),
-        MapKey::U64(n) => n.to_string(),
-        MapKey::String(s) => s.clone(),
     }
 }
 

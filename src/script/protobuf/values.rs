@@ -22,6 +22,7 @@ use prost_reflect::{
 use rhai::{Array, Blob, Dynamic, ImmutableString, Map, INT};
 
 use super::api::ProtoBuilder;
+use crate::foundation::proto_files::map_key_text;
 use crate::script::shims::java_string;
 
 /// The message `map` describes.
@@ -246,17 +247,6 @@ fn from_value(kind: &Kind, value: &Value) -> Dynamic {
                     .collect(),
             )
         }
-    }
-}
-
-fn map_key_text(key: &MapKey) -> String {
-    match key {
-        MapKey::Bool(b) => b.to_string(),
-        MapKey::I32(n) => n.to_string(),
-        MapKey::I64(n) => n.to_string(),
-        MapKey::U32(n) => n.to_string(),
-        MapKey::U64(n) => n.to_string(),
-        MapKey::String(s) => s.clone(),
     }
 }
 
