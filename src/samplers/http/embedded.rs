@@ -111,12 +111,13 @@ impl HttpSampler {
     pub(super) async fn with_embedded_resources(
         &self,
         cx: &mut SampleContext<'_>,
-        page: SampleResult,
+        page: Arc<SampleResult>,
         depth: usize,
-    ) -> SampleResult {
+    ) -> Arc<SampleResult> {
         match &self.embedded {
             Some(spec) if page.success && page.data_type == "text" => {
-                self.download_embedded(cx, spec, page, depth).await
+                let page = Arc::unwrap_or_clone(page);
+                Arc::new(self.download_embedded(cx, spec, page, depth).await)
             }
             _ => page,
         }
@@ -264,9 +265,12 @@ impl HttpSampler {
                 body: None,
             };
             let first = self.one_hop(cx, &hop).await;
-            return self.after_first(cx, first, "GET", depth).await;
+            return Arc::unwrap_or_clone(self.after_first(cx, first, "GET", depth).await);
         };
-        self.with_embedded_resources(cx, result, depth).await
+        Arc::unwrap_or_clone(
+            self.with_embedded_resources(cx, Arc::new(result), depth)
+                .await,
+        )
     }
 }
 

@@ -281,7 +281,11 @@ struct Hop<'a> {
 
 impl HttpSampler {
     /// One sample; [`Sampler::sample`] boxes it for the engine.
-    async fn sample_unboxed(&self, cx: &mut SampleContext<'_>) -> Option<SampleResult> {
+    ///
+    /// The result lives in its shared allocation from the hop that makes it to the
+    /// recorded sample: a `SampleResult` is several hundred bytes, and returned by value
+    /// it was copied at every step of the way (hop, redirects, resources, boxing).
+    async fn sample_unboxed(&self, cx: &mut SampleContext<'_>) -> Option<Arc<SampleResult>> {
         if let Some(kept) = self.kept_request(cx) {
             let (method, url, url_text) = &*kept;
             if url.scheme != "file" {
@@ -292,7 +296,7 @@ impl HttpSampler {
                     body: None,
                 };
                 if let Some(cached) = self.answered_from_cache(cx, url_text, method) {
-                    return cached;
+                    return cached.map(Arc::new);
                 }
                 let first = self.one_hop(cx, &hop).await;
                 return Some(self.after_first(cx, first, method, 0).await);
@@ -309,25 +313,33 @@ impl HttpSampler {
                 // Without a URL, JMeter's sampler fails before it names its result:
                 // the row has an empty label (`HTTPSamplerBase.sample`).
                 let label = if url.is_some() { label } else { Arc::from("") };
-                return Some(failed_before_sending(cx, label, url, method, &failed.error));
+                return Some(Arc::new(failed_before_sending(
+                    cx,
+                    label,
+                    url,
+                    method,
+                    &failed.error,
+                )));
             }
         };
         if url.scheme == "file" {
             let encoding = self.spec.content_encoding.eval(&mut cx.user.eval(&label));
             if self.embedded.is_none() {
-                return Some(file::sample(cx, label, &url, &encoding));
+                return Some(Arc::new(file::sample(cx, label, &url, &encoding)));
             }
             // Java's file URL connection labels the sample with the URL, which names the
             // sub-results; the sampler's name goes on the top result at the end.
             let page = file::sample(cx, Arc::from(url.to_string()), &url, &encoding);
-            let mut result = self.with_embedded_resources(cx, page, 0).await;
-            result.label = label;
+            let mut result = self.with_embedded_resources(cx, Arc::new(page), 0).await;
+            unshared(&mut result).label = label;
             return Some(result);
         }
         let url_text = url.to_string();
         if let Err(error) = self.client_accepts(cx, &url, &url_text) {
             let (url, method) = (Some(url_text), Some(method));
-            return Some(failed_before_sending(cx, label, url, method, &error));
+            return Some(Arc::new(failed_before_sending(
+                cx, label, url, method, &error,
+            )));
         }
         let hop = Hop {
             url: &url,
@@ -336,7 +348,7 @@ impl HttpSampler {
             body: body.as_ref(),
         };
         if let Some(cached) = self.answered_from_cache(cx, &url_text, &method) {
-            return cached;
+            return cached.map(Arc::new);
         }
         let first = self.one_hop(cx, &hop).await;
         Some(self.after_first(cx, first, &method, 0).await)
@@ -348,10 +360,11 @@ impl Sampler for HttpSampler {
     async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Arc<SampleResult>> {
         let mut result = self.sample_unboxed(cx).await?;
         if self.spec.body_bytes_only {
+            let result = unshared(&mut result);
             result.headers_size = 0;
             result.body_size = None;
         }
-        Some(Arc::new(result))
+        Some(result)
     }
 }
 
@@ -402,17 +415,18 @@ impl HttpSampler {
     async fn after_first(
         &self,
         cx: &mut SampleContext<'_>,
-        first: SampleResult,
+        first: Arc<SampleResult>,
         method: &str,
         depth: usize,
-    ) -> SampleResult {
+    ) -> Arc<SampleResult> {
         let redirect = first.redirect_location.is_some();
         // Redirects are boxed: their futures hold further requests, and kept inline they
         // would make every sample's future (moved at each call) several times larger.
         let result = if redirect && self.spec.auto_redirects && matches!(method, "GET" | "HEAD") {
-            Box::pin(self.auto_redirects(cx, first)).await
+            Arc::new(Box::pin(self.auto_redirects(cx, Arc::unwrap_or_clone(first))).await)
         } else if redirect && self.spec.follow_redirects && !self.spec.auto_redirects {
-            return Box::pin(self.follow_redirects(cx, first, depth)).await;
+            let first = Arc::unwrap_or_clone(first);
+            return Arc::new(Box::pin(self.follow_redirects(cx, first, depth)).await);
         } else {
             first
         };
@@ -420,9 +434,11 @@ impl HttpSampler {
     }
 
     /// Sends one request and records it as one sample.
-    async fn one_hop(&self, cx: &mut SampleContext<'_>, hop: &Hop<'_>) -> SampleResult {
+    async fn one_hop(&self, cx: &mut SampleContext<'_>, hop: &Hop<'_>) -> Arc<SampleResult> {
         let label = cx.label.clone();
-        let mut result = new_result(cx, label.clone());
+        let mut shared = SampleResult::new_shared(label.clone());
+        let result = unshared(&mut shared);
+        result.thread_name = cx.user.thread.thread_name.clone();
         result.is_http = true;
         result.url = Some(hop.url_text.to_string());
         result.http_method = hop.method.to_string();
@@ -442,8 +458,8 @@ impl HttpSampler {
         if self.refuses_transfer_encoding(cx, hop) {
             result.start_time = wall_clock_ms();
             result.end_time = result.start_time;
-            response::fill_error(&mut result, &head::transfer_encoding_refused());
-            return result;
+            response::fill_error(result, &head::transfer_encoding_refused());
+            return shared;
         }
         let (connect_timeout, read_timeout) = match self.fixed_timeouts {
             Some(fixed) => fixed,
@@ -454,8 +470,8 @@ impl HttpSampler {
             Err(error) => {
                 result.start_time = wall_clock_ms();
                 result.end_time = result.start_time;
-                response::fill_error(&mut result, &error);
-                return result;
+                response::fill_error(result, &error);
+                return shared;
             }
         };
         let client_cert = if hop.url.scheme == "https" {
@@ -510,7 +526,7 @@ impl HttpSampler {
                     .filter(|(n, _)| n.eq_ignore_ascii_case("Set-Cookie"))
                     .map(|(_, v)| v.to_string())
                     .collect();
-                response::fill(&mut result, incoming, self.max_body);
+                response::fill(result, incoming, self.max_body);
                 let md5_only =
                     self.embedded.is_some() && cx.user.slot(HTTP_SLOT, UserHttp::default).md5_only;
                 if self.spec.md5 || md5_only {
@@ -520,11 +536,11 @@ impl HttpSampler {
                 self.save_in_cache(cx, &result);
             }
             Err(error) if self.java_implementation(cx) => {
-                response::fill_error(&mut result, &java_error(error));
+                response::fill_error(result, &java_error(error));
             }
-            Err(error) => response::fill_error(&mut result, &error),
+            Err(error) => response::fill_error(result, &error),
         }
-        result
+        shared
     }
 
     /// The checks HttpClient 4's implementation makes before sending: the URL must be a
@@ -905,6 +921,11 @@ fn asks_to_close(request_headers: &str) -> bool {
                     .any(|token| token.trim().eq_ignore_ascii_case("close"))
         })
     })
+}
+
+/// The result of a sample that nothing else holds yet, to fill in.
+fn unshared(result: &mut Arc<SampleResult>) -> &mut SampleResult {
+    Arc::get_mut(result).expect("a result is shared only once it is recorded")
 }
 
 /// A sample that failed before a request was sent: at the current time, taking no time,

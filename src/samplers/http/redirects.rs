@@ -56,7 +56,7 @@ impl HttpSampler {
                 method: &method,
                 body: None,
             };
-            last = self.one_hop(cx, &hop).await;
+            last = Arc::unwrap_or_clone(self.one_hop(cx, &hop).await);
             hops += 1;
         }
         last.start_time = start;
@@ -101,9 +101,12 @@ impl HttpSampler {
                 method,
                 body: None,
             };
-            last = self.one_hop(cx, &hop).await;
+            last = Arc::unwrap_or_clone(self.one_hop(cx, &hop).await);
             // Each hop is a page of its own: its resources come with it.
-            last = self.with_embedded_resources(cx, last, depth).await;
+            let page = self
+                .with_embedded_resources(cx, Arc::new(last), depth)
+                .await;
+            last = Arc::unwrap_or_clone(page);
             push_renamed(&mut total, last.clone(), true);
             hops += 1;
             if last.redirect_location.is_none() {
