@@ -84,6 +84,7 @@ pub fn build_with_properties(
         next_id: 0,
         listeners: Vec::new(),
         auto_stops: Vec::new(),
+        mailers: Vec::new(),
         backend_listeners: Vec::new(),
         prometheus_listeners: Vec::new(),
         flexible_file_writers: Vec::new(),
@@ -109,6 +110,7 @@ struct Builder<'f> {
     next_id: usize,
     listeners: Vec<ListenerSpec>,
     auto_stops: Vec<AutoStopSpec>,
+    mailers: Vec<crate::plan::mailer::MailerSpec>,
     backend_listeners: Vec<BackendListenerSpec>,
     prometheus_listeners: Vec<PrometheusListenerSpec>,
     flexible_file_writers: Vec<crate::plan::flexible_file_writer::FlexibleFileWriterSpec>,
@@ -255,6 +257,7 @@ impl<'f> Builder<'f> {
             teardown_groups: Vec::new(),
             listeners: Vec::new(),
             auto_stops: Vec::new(),
+            mailers: Vec::new(),
             backend_listeners: Vec::new(),
             prometheus_listeners: Vec::new(),
             flexible_file_writers: Vec::new(),
@@ -325,6 +328,7 @@ impl<'f> Builder<'f> {
         }
         plan.listeners = std::mem::take(&mut self.listeners);
         plan.auto_stops = std::mem::take(&mut self.auto_stops);
+        plan.mailers = std::mem::take(&mut self.mailers);
         plan.backend_listeners = std::mem::take(&mut self.backend_listeners);
         plan.prometheus_listeners = std::mem::take(&mut self.prometheus_listeners);
         plan.flexible_file_writers = std::mem::take(&mut self.flexible_file_writers);
@@ -599,6 +603,10 @@ impl<'f> Builder<'f> {
                 .push(crate::samplers::http::url_rewriting::build(&mut cx));
             return;
         }
+        if class == "AnchorModifier" {
+            level.pre.push(crate::samplers::http::link_parser::build());
+            return;
+        }
         if class == "RegExUserParameters" {
             level
                 .pre
@@ -662,6 +670,14 @@ impl<'f> Builder<'f> {
                     level.listeners.push(spec.id);
                     self.auto_stops.push(spec);
                 }
+            }
+            Some(Family::Listener) if class == "MailerResultCollector" => {
+                let spec = crate::plan::mailer::build(&mut cx);
+                // A Result Collector too: it writes its file when it names one.
+                let file = listener_spec(&mut cx);
+                level.listeners.push(spec.id);
+                self.mailers.push(spec);
+                self.listeners.extend(file);
             }
             Some(Family::Listener) if class == "BackendListener" => {
                 if let Some(spec) = backend::spec(&mut cx) {

@@ -1,5 +1,5 @@
 //! The sinks that carry a run's numbers out while it goes on: the Backend Listeners'
-//! senders and the Prometheus Listeners' endpoint. Each reads its settings as the run
+//! senders, the Prometheus Listeners' endpoint and the Mailer Visualizers' mails. Each reads its settings as the run
 //! starts; one that cannot work is left out with a warning, as a listener that only
 //! observes, and the run and its result files go on.
 
@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use super::run::eval_outside_users;
 use crate::plan;
-use crate::results::{BackendConfig, BackendParameters, BackendSink, PrometheusSink, Sink};
+use crate::results::{
+    BackendConfig, BackendParameters, BackendSink, MailerSettings, MailerSink, PrometheusSink, Sink,
+};
 use crate::runlog;
 use crate::user_state::RunShared;
 
@@ -76,4 +78,29 @@ pub(super) fn prometheus_sink(
         ));
     }
     Some(Box::new(sink))
+}
+
+/// The plan's Mailer Visualizers, their settings evaluated as the run starts.
+pub(super) fn mailer_sinks(plan: &plan::TestPlan, shared: &Arc<RunShared>) -> Vec<Box<dyn Sink>> {
+    plan.mailers
+        .iter()
+        .map(|spec| {
+            let [from, to, host, port, login, password, auth_type, failure_subject, success_subject, failure_limit, success_limit] =
+                spec.values.each_ref().map(|t| eval_outside_users(t, shared));
+            let settings = MailerSettings {
+                from,
+                to,
+                host,
+                port,
+                login,
+                password,
+                auth_type,
+                failure_subject,
+                success_subject,
+                failure_limit,
+                success_limit,
+            };
+            Box::new(MailerSink::new(spec.id, settings, &spec.path)) as Box<dyn Sink>
+        })
+        .collect()
 }

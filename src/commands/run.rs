@@ -633,6 +633,7 @@ fn open_sinks(
     sinks.extend(auto_stop_sinks(plan, shared));
     sinks.extend(super::flexible_file_sinks::open(plan, shared));
     sinks.extend(super::live_sinks::backend_sinks(plan, shared));
+    sinks.extend(super::live_sinks::mailer_sinks(plan, shared));
     sinks.extend(super::live_sinks::prometheus_sink(plan, shared));
     Ok(sinks)
 }

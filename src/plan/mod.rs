@@ -20,6 +20,7 @@ pub mod debug_dump;
 pub mod extractors;
 pub mod fifo;
 pub mod flexible_file_writer;
+pub mod mailer;
 pub mod open_model;
 pub mod registry;
 pub mod response_forms;

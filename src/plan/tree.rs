@@ -27,6 +27,8 @@ pub struct TestPlan {
     pub listeners: Vec<ListenerSpec>,
     /// jp@gc AutoStop Listeners.
     pub auto_stops: Vec<AutoStopSpec>,
+    /// Mailer Visualizers.
+    pub mailers: Vec<super::mailer::MailerSpec>,
     /// Backend Listeners whose client jmxr runs.
     pub backend_listeners: Vec<BackendListenerSpec>,
     /// Prometheus Listeners (the plugin's): the metrics one endpoint serves.

@@ -18,6 +18,7 @@ mod criteria;
 mod csv;
 mod flexible_file_writer;
 mod intended_start;
+mod mailer;
 mod progress;
 mod prometheus;
 
@@ -41,6 +42,7 @@ pub use csv::{csv_header, quote, write_csv_row, write_csv_sample};
 pub use flexible_file_writer::FlexibleFileSink;
 pub use intended_start::{IntendedStartLatency, Lines as IntendedStartLines};
 pub use jtl_file::{Collector, JtlFileSink, JtlFiles, JtlSink};
+pub use mailer::{MailerModel, MailerSettings, MailerSink, Notice as MailerNotice};
 pub use percentile::Distribution;
 pub use progress::{ConsoleLines, Progress, ProgressSettings, ProgressSink};
 pub use prometheus::PrometheusSink;

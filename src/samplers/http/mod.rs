@@ -42,6 +42,7 @@ mod http2;
 pub mod keystore;
 pub mod mirror;
 pub use branch::{lend_to_branch, take_back_from_branch};
+pub mod link_parser;
 mod parallel;
 mod parallel_requests;
 mod redirects;
@@ -390,6 +391,9 @@ impl HttpSampler {
     /// reports it). That answer is kept too, so it is not worked out again per sample.
     fn kept_request(&self, cx: &mut SampleContext<'_>) -> Option<Arc<FixedRequest>> {
         let kept = self.kept_request.as_ref()?;
+        if request::changed_by_preprocessors(cx.user) {
+            return None;
+        }
         let label = cx.label.clone();
         let version = cx.user.eval(&label).props.version();
         {

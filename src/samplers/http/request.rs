@@ -22,11 +22,12 @@ use super::url::Url;
 use crate::user_state::UserState;
 
 /// One argument evaluated for this sample.
-struct Arg {
-    name: String,
-    value: String,
-    always_encode: bool,
-    use_equals: bool,
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Arg {
+    pub name: String,
+    pub value: String,
+    pub always_encode: bool,
+    pub use_equals: bool,
 }
 
 /// A body and the Content-Type HttpClient would give it.
@@ -123,7 +124,7 @@ pub fn build_url(
     java: bool,
 ) -> Result<(Url, Option<Body>), RequestError> {
     let mut args = eval_args(spec, user, label);
-    let (mut path, domain, port, protocol) = {
+    let (mut path, mut domain, port, mut protocol) = {
         let mut cx = user.eval(label);
         (
             spec.path.eval(&mut cx),
@@ -132,6 +133,13 @@ pub fn build_url(
             spec.protocol.eval(&mut cx),
         )
     };
+    let fields = super::link_parser::Fields {
+        protocol: &mut protocol,
+        domain: &mut domain,
+        path: &mut path,
+        args: &mut args,
+    };
+    super::link_parser::apply(user, fields);
     match super::url_rewriting::take(user) {
         Some(super::url_rewriting::Rewrite::PathExtension { name, extension }) => {
             path = super::url_rewriting::rewrite_path(&path, &name, &extension);
@@ -213,6 +221,12 @@ fn base_url(path: &str, domain: &str, port: &str, protocol: &str) -> Result<(Url
         Url::from_parts(&protocol, domain.trim(), port, &path),
         false,
     ))
+}
+
+/// Whether a pre-processor (URL Re-writing Modifier, HTML Link Parser) changes the
+/// coming sample's URL: it is then made for this sample, never kept.
+pub fn changed_by_preprocessors(user: &mut UserState) -> bool {
+    super::url_rewriting::pending(user) || super::link_parser::pending(user)
 }
 
 /// True when method and URL follow from the properties alone (`${__P(host)}`), so that

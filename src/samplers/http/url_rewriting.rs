@@ -191,6 +191,13 @@ fn url_decode(text: &str) -> String {
         .into_owned()
 }
 
+/// Whether a rewrite is decided for the coming sample.
+pub fn pending(user: &mut UserState) -> bool {
+    let after = previous_sample(user);
+    let slot = user.slot(REWRITE_SLOT, UserRewrites::default);
+    slot.pending.is_some() && slot.after == after
+}
+
 /// The rewrite decided for this sample, if any (taken: it holds for one sample).
 pub fn take(user: &mut UserState) -> Option<Rewrite> {
     let after = previous_sample(user);

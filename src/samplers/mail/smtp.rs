@@ -119,6 +119,27 @@ impl Request {
         }
     }
 
+    /// The session the sampler's settings describe.
+    fn session(&self) -> Session {
+        let connect_timeout = match self.text("serverConnectionTimeout").trim() {
+            "" => "0".to_string(),
+            text => text.to_string(),
+        };
+        Session {
+            server: self.text("server").trim().to_string(),
+            port: self.port(),
+            security: self.security(),
+            connect_timeout,
+            read_timeout: millis(self.text("serverTimeout")),
+            login: self.flag("useAuth").then(|| {
+                (
+                    self.text("username").to_string(),
+                    self.text("password").to_string(),
+                )
+            }),
+        }
+    }
+
     fn addresses(&self, name: &str) -> Vec<String> {
         let text = self.text(name).trim();
         if text.is_empty() {
@@ -245,9 +266,10 @@ impl SmtpSampler {
         result.request_headers = message.request_headers();
         result.sampler_data = message.sampler_data.clone();
         let stop = cx.user.run.stop_now.clone();
+        let session = request.session();
         let watch = Stopwatch::start();
         let outcome = tokio::select! {
-            outcome = send(&request, &message, &host) => outcome,
+            outcome = send(&session, &message, &host) => outcome,
             _ = stop.cancelled() => Err(Failure::Other("Exception reading response".into())),
         };
         watch.stop(&mut result);
@@ -336,21 +358,41 @@ async fn hello(connection: &mut Connection, host: &str) -> Result<Vec<String>, F
     Ok(Vec::new())
 }
 
-async fn send(request: &Request, message: &Composed, local: &str) -> Result<(), Failure> {
-    let server = request.text("server").trim().to_string();
-    let port = request.port();
-    let security = request.security();
-    let timeout_text = match request.text("serverConnectionTimeout").trim() {
-        "" => "0".to_string(),
-        text => text.to_string(),
-    };
+/// Where and how an SMTP session goes: the server, its security and the login.
+pub struct Session {
+    pub server: String,
+    pub port: i64,
+    pub security: Security,
+    /// The connection timeout in ms as written (`0` for none), also named in messages.
+    pub connect_timeout: String,
+    pub read_timeout: Option<std::time::Duration>,
+    /// User and password, when the session authenticates.
+    pub login: Option<(String, String)>,
+}
+
+/// Sends `message` in one session, as the SMTP Sampler does; the error is the text of
+/// JavaMail's exception. For senders other than the sampler (the Mailer Visualizer).
+pub async fn deliver(session: &Session, message: &Composed, local: &str) -> Result<(), String> {
+    send(session, message, local)
+        .await
+        .map_err(|failure| match failure {
+            Failure::Auth(reply) => format!("javax.mail.AuthenticationFailedException: {reply}"),
+            Failure::Other(message) => message,
+        })
+}
+
+async fn send(session: &Session, message: &Composed, local: &str) -> Result<(), Failure> {
+    let server = session.server.as_str();
+    let port = session.port;
+    let security = session.security;
+    let timeout_text = session.connect_timeout.as_str();
     let mut connection = Connection::open(
-        &server,
+        server,
         port,
         security.ssl,
         security.trust_all,
-        millis(&timeout_text),
-        millis(request.text("serverTimeout")),
+        millis(timeout_text),
+        session.read_timeout,
     )
     .await
     .map_err(|e| match e {
@@ -358,7 +400,7 @@ async fn send(request: &Request, message: &Composed, local: &str) -> Result<(), 
         ConnectError::Tls(_) => Failure::Other(format!(
             "Could not connect to SMTP host: {server}, port: {port}"
         )),
-        refused => Failure::Other(refused.message(&timeout_text)),
+        refused => Failure::Other(refused.message(timeout_text)),
     })?;
     let greeting = reply(&mut connection).await?;
     if greeting.code != 220 {
@@ -384,8 +426,8 @@ async fn send(request: &Request, message: &Composed, local: &str) -> Result<(), 
             ));
         }
     }
-    if request.flag("useAuth") {
-        authenticate(&mut connection, &extensions, request).await?;
+    if let Some((user, password)) = &session.login {
+        authenticate(&mut connection, &extensions, user, password).await?;
     }
     transmit(&mut connection, message, local).await?;
     let _ = command(&mut connection, "QUIT").await;
@@ -396,7 +438,8 @@ async fn send(request: &Request, message: &Composed, local: &str) -> Result<(), 
 async fn authenticate(
     connection: &mut Connection,
     extensions: &[String],
-    request: &Request,
+    user: &str,
+    password: &str,
 ) -> Result<(), Failure> {
     let offered: Vec<&str> = extensions
         .iter()
@@ -406,8 +449,6 @@ async fn authenticate(
         })
         .flat_map(|m| m.split_whitespace())
         .collect();
-    let user = request.text("username");
-    let password = request.text("password");
     let done = if offered.contains(&"LOGIN") {
         let mut step = command(connection, "AUTH LOGIN").await?;
         for secret in [user, password] {
