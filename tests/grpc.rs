@@ -6,7 +6,9 @@
 //! Expected texts follow the plugin: `200` / `Success` with the answer printed by
 //! protobuf-java's `JsonFormat`, `500` / `Exception: io.grpc.StatusRuntimeException: …`
 //! with `Caught exception while waiting for rpc` for a failed call, and no sample (an
-//! error in the log) for a request it cannot build.
+//! error in the log) for a request it cannot build. The plugin's later class,
+//! `vn.zalopay.benchmark.GRPCSampler` (`jmx-fixtures/grpc/grpc_sampler.jmx`), reports as
+//! that class does.
 
 mod support;
 
@@ -286,4 +288,202 @@ fn the_plugin_sample_plan_fails_check_only_for_its_missing_proto_folder() {
         );
     }
     assert!(stdout.contains("0 unsupported"), "{stdout}");
+}
+
+/// The plugin's later sampler (`vn.zalopay.benchmark.GRPCSampler`): the same calls with
+/// its own property names and results — `200` / ` success` with proto field names and
+/// default values, ` 500` / ` <number> <CODE>` with the status description as data,
+/// ` 400` for a request it cannot build — JSON or URL-encoded metadata, unknown request
+/// fields ignored, and its channel shut down for good after a failed call.
+#[test]
+fn grpc_sampler_reports_as_the_later_plugin_class_does() {
+    let server = grpc_server::serve(bookstore);
+    let work = tempfile::tempdir().expect("scratch folder");
+    let samples = xml_jtl::run_in(
+        work.path(),
+        "grpc/grpc_sampler.jmx",
+        &[
+            ("grpc_port", server.port.to_string()),
+            ("grpc_tls_port", server.tls_port.to_string()),
+        ],
+        &["-j", "run.log"],
+    );
+    let calls = server.calls();
+    let log = std::fs::read_to_string(work.path().join("run.log")).expect("run log");
+
+    // Success: proto field names, default values included (empty lists, empty strings).
+    let list_text = "{\n  \"shelves\": [{\n    \"id\": \"1\",\n    \"theme\": \"Fiction\",\n    \
+                     \"tags\": []\n  }, {\n    \"id\": \"2\",\n    \"theme\": \"\",\n    \
+                     \"tags\": [\"x\"]\n  }]\n}";
+    let lists = all(&samples, "list");
+    assert_eq!(lists.len(), 2);
+    for list in &lists {
+        assert_eq!(
+            (list.code.as_str(), list.message.as_str(), list.success),
+            ("200", " success", true),
+            "{list:#?}"
+        );
+        assert_eq!(list.data, list_text);
+        assert_eq!(list.data_type, "text");
+        assert_eq!(list.sampler_data, "{\n}");
+        assert_eq!(list.request_headers, "");
+    }
+
+    // JSON metadata; the request printed with its default values; unknown fields ignored.
+    let created = all(&samples, "create json metadata");
+    assert_eq!(created.len(), 2);
+    for create in &created {
+        assert_eq!(
+            (create.code.as_str(), create.success),
+            ("200", true),
+            "{create:#?}"
+        );
+        assert_eq!(
+            create.sampler_data,
+            "{\n  \"shelf\": {\n    \"id\": \"5\",\n    \"theme\": \"a b\",\n    \"tags\": []\n  }\n}"
+        );
+        assert_eq!(create.request_headers, "x-token: secret\nX-User: user-1");
+        assert_eq!(
+            create.data,
+            "{\n  \"id\": \"5\",\n  \"theme\": \"a b\",\n  \"tags\": []\n}"
+        );
+    }
+    let json_calls: Vec<&Call> = calls
+        .iter()
+        .filter(|c| c.header("x-user") == Some("user-1"))
+        .collect();
+    assert_eq!(json_calls.len(), 2, "metadata sent, names lower-cased");
+    assert_eq!(json_calls[0].header("grpc-timeout"), Some("5000m"));
+
+    // key:value metadata, values URL-decoded.
+    let url = all(&samples, "create url metadata");
+    assert_eq!(url.len(), 2);
+    assert!(url.iter().all(|s| s.code == "200"), "{url:#?}");
+    assert!(calls
+        .iter()
+        .any(|c| c.header("x-user") == Some("a b:c") && c.header("x-token") == Some("secret")));
+
+    // A status from the server, then the channel is shut down: the next call of the
+    // element fails at once without reaching the server.
+    let shut = (" 14 UNAVAILABLE", "Channel shutdown invoked");
+    let missing = all(&samples, "missing shelf");
+    assert_eq!(missing.len(), 2);
+    assert_eq!(
+        (
+            missing[0].code.as_str(),
+            missing[0].message.as_str(),
+            missing[0].data.as_str(),
+            missing[0].success
+        ),
+        (" 500", " 5 NOT_FOUND", "shelf 404 is gone (ü)", false)
+    );
+    assert_eq!(
+        (
+            missing[1].code.as_str(),
+            missing[1].message.as_str(),
+            missing[1].data.as_str()
+        ),
+        (" 500", shut.0, shut.1)
+    );
+    let reached = |shelf: u64| {
+        calls
+            .iter()
+            .filter(|c| c.path.ends_with("/GetShelf") && varint_of(&fields(&c.message), 1) == shelf)
+            .count()
+    };
+    assert_eq!(reached(404), 1, "the shut-down channel makes no call");
+
+    // The deadline: kept on the client and sent as grpc-timeout.
+    let slow = all(&samples, "slow");
+    assert_eq!(slow.len(), 2);
+    assert_eq!(
+        (slow[0].code.as_str(), slow[0].message.as_str()),
+        (" 500", " 4 DEADLINE_EXCEEDED")
+    );
+    assert!(
+        slow[0]
+            .data
+            .starts_with("deadline exceeded after 0.200000000s."),
+        "{:#?}",
+        slow[0]
+    );
+    assert!(
+        (200..1500).contains(&slow[0].elapsed),
+        "{}",
+        slow[0].elapsed
+    );
+    assert_eq!(slow[1].data, shut.1);
+    assert!(slow[1].elapsed < 200, "no call: {}", slow[1].elapsed);
+    assert_eq!(reached(1000), 1);
+    assert!(calls
+        .iter()
+        .any(|c| c.path.ends_with("/GetShelf") && c.header("grpc-timeout") == Some("200m")));
+
+    // A request that does not fit: ` 400` with the plugin's message and exception.
+    let bad_json = all(&samples, "bad json");
+    assert_eq!(bad_json.len(), 2);
+    for bad in &bad_json {
+        assert_eq!((bad.code.as_str(), bad.success), (" 400", false));
+        assert_eq!(
+            bad.message,
+            " GRPCSampler parsing exception: An unknown exception occurred before the GRPC \
+             request was initiated, See response body for the stack trace."
+        );
+        assert_eq!(
+            bad.data,
+            "java.lang.RuntimeException: Caught exception while parsing request for rpc\n"
+        );
+        assert_eq!(bad.elapsed, 0);
+    }
+    let unknown = all(&samples, "unknown method");
+    assert_eq!(unknown.len(), 2);
+    assert!(
+        unknown
+            .iter()
+            .all(|s| s.code == " 400" && s.data.contains("NoSuchMethod")),
+        "{unknown:#?}"
+    );
+
+    // What the plugin throws out of its sampler records nothing: a metadata key grpc-java
+    // refuses (the status has no description; the channel is shut down all the same, so
+    // the second iteration records that) and a deadline that is not a number.
+    let bad_key = all(&samples, "bad metadata key");
+    assert_eq!(bad_key.len(), 1, "{bad_key:#?}");
+    assert_eq!(
+        (bad_key[0].message.as_str(), bad_key[0].data.as_str()),
+        shut
+    );
+    assert!(all(&samples, "deadline not a number").is_empty());
+    assert!(
+        log.contains("Error while processing sampler: 'bad metadata key'")
+            && log.contains(
+                "Error while processing sampler: 'deadline not a number'. \
+                 java.lang.RuntimeException: Caught exception while parsing deadline to long"
+            ),
+        "{log}"
+    );
+    assert_eq!(reached(1), 0, "neither reached the server");
+
+    // maxInboundMessageSize.
+    let tiny = all(&samples, "tiny inbound limit");
+    assert_eq!(
+        (
+            tiny[0].message.as_str(),
+            tiny[0]
+                .data
+                .starts_with("gRPC message exceeds maximum size 4: ")
+        ),
+        (" 8 RESOURCE_EXHAUSTED", true),
+        "{:#?}",
+        tiny[0]
+    );
+
+    // TLS without verification.
+    let tls = all(&samples, "tls trusting any");
+    assert_eq!(tls.len(), 2);
+    assert!(
+        tls.iter().all(|s| s.code == "200" && s.data == list_text),
+        "{tls:#?}"
+    );
+    assert_eq!(samples.len(), 19, "{samples:#?}");
 }

@@ -236,6 +236,7 @@ pub async fn run(config: RunConfig) -> Outcome {
     let drain = spawn_drain(receiver, sinks, stop_run);
     let signals = tokio::spawn(watch_signals(shared.clone()));
     let problems = engine::run(plan, shared.clone(), bus).await;
+    crate::samplers::mqtt::connection_sampler::hold_after_test(&shared).await;
     signals.abort();
     if let Some(mirror) = mirror {
         mirror.abort();

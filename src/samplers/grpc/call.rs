@@ -79,6 +79,14 @@ impl Status {
         }
     }
 
+    /// The code's name (`DEADLINE_EXCEEDED`), as `Status.Code.name()` gives it.
+    pub fn code_name(&self) -> &'static str {
+        CODE_NAMES
+            .get(self.code as usize)
+            .copied()
+            .unwrap_or("UNKNOWN")
+    }
+
     fn io_exception() -> Status {
         Status::new(UNAVAILABLE, "io exception")
     }
@@ -92,6 +100,8 @@ pub struct Target {
     pub tls: bool,
     /// With TLS: check the certificate (the plugin's default) or accept any.
     pub verify: bool,
+    /// The largest answer message accepted (`maxInboundMessageSize`).
+    pub max_inbound_message: usize,
 }
 
 impl Target {
@@ -125,6 +135,7 @@ impl Target {
             port,
             tls,
             verify,
+            max_inbound_message: MAX_INBOUND_MESSAGE,
         })
     }
 
@@ -252,8 +263,9 @@ impl Channel {
             let chunk = chunk.map_err(|e| stream_error(&e))?;
             let _ = incoming.flow_control().release_capacity(chunk.len());
             received.extend_from_slice(&chunk);
-            if received.len() > MAX_INBOUND_MESSAGE + 5 {
-                return Err(too_large(received.len() - 5));
+            let limit = self.target.max_inbound_message;
+            if received.len() > limit.saturating_add(5) {
+                return Err(too_large(limit, received.len() - 5));
             }
         }
         let trailers = incoming
@@ -271,7 +283,7 @@ impl Channel {
                 ))
             }
         }
-        single_message(received.freeze())
+        single_message(received.freeze(), self.target.max_inbound_message)
     }
 
     /// grpc-java's text for a deadline that passed on the client.
@@ -354,15 +366,15 @@ fn stream_error(error: &h2::Error) -> Status {
     }
 }
 
-fn too_large(size: usize) -> Status {
+fn too_large(limit: usize, size: usize) -> Status {
     Status::new(
         RESOURCE_EXHAUSTED,
-        format!("gRPC message exceeds maximum size {MAX_INBOUND_MESSAGE}: {size}"),
+        format!("gRPC message exceeds maximum size {limit}: {size}"),
     )
 }
 
 /// The one message of a unary answer.
-fn single_message(mut received: Bytes) -> Result<Bytes, Status> {
+fn single_message(mut received: Bytes, limit: usize) -> Result<Bytes, Status> {
     let mut messages = Vec::new();
     while received.has_remaining() {
         if received.len() < 5 {
@@ -376,8 +388,8 @@ fn single_message(mut received: Bytes) -> Result<Bytes, Status> {
                 "Can't decode compressed gRPC message as compression not configured",
             ));
         }
-        if length > MAX_INBOUND_MESSAGE {
-            return Err(too_large(length));
+        if length > limit {
+            return Err(too_large(limit, length));
         }
         if received.len() < length {
             return Err(Status::new(INTERNAL, "Encountered end-of-stream mid-frame"));
@@ -449,9 +461,16 @@ mod tests {
         assert_eq!(percent_decode(b"shelf %231 gone%"), "shelf #1 gone%");
         assert_eq!(percent_decode(b"caf%C3%A9"), "café");
         let one = Bytes::from_static(&[0, 0, 0, 0, 2, 8, 1]);
-        assert_eq!(single_message(one), Ok(Bytes::from_static(&[8, 1])));
+        assert_eq!(
+            single_message(one.clone(), MAX_INBOUND_MESSAGE),
+            Ok(Bytes::from_static(&[8, 1]))
+        );
+        assert_eq!(single_message(one, 1).unwrap_err().code, RESOURCE_EXHAUSTED);
         let two = Bytes::from_static(&[0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-        assert_eq!(single_message(two).unwrap_err().code, INTERNAL);
+        assert_eq!(
+            single_message(two, MAX_INBOUND_MESSAGE).unwrap_err().code,
+            INTERNAL
+        );
         assert_eq!(timeout_header(Duration::from_millis(1500)), "1500m");
     }
 }

@@ -22,9 +22,25 @@ use crate::samplers::jdbc::java::{double_to_string, float_to_string};
 
 /// `JsonFormat.printer().print(message)`.
 pub fn print(message: &DynamicMessage) -> String {
+    print_with(message, PrintOptions::default())
+}
+
+/// The printer's switches that the plugin's later sampler turns on.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PrintOptions {
+    /// `preservingProtoFieldNames()`: fields named as in the `.proto` file.
+    pub proto_names: bool,
+    /// `includingDefaultValueFields()`: singular fields at their default, empty lists
+    /// and maps are printed too (unset message fields and oneof members are not).
+    pub defaults: bool,
+}
+
+/// `JsonFormat.printer()` with the given switches.
+pub fn print_with(message: &DynamicMessage, options: PrintOptions) -> String {
     let mut out = Printer {
         out: String::new(),
         depth: 0,
+        options,
     };
     out.message(message);
     out.out
@@ -33,6 +49,7 @@ pub fn print(message: &DynamicMessage) -> String {
 struct Printer {
     out: String,
     depth: usize,
+    options: PrintOptions,
 }
 
 impl Printer {
@@ -75,11 +92,37 @@ impl Printer {
                 }
             }
         }
-        let mut fields: Vec<(FieldDescriptor, &Value)> = message.fields().collect();
+        let mut fields: Vec<(FieldDescriptor, std::borrow::Cow<'_, Value>)> =
+            if self.options.defaults {
+                descriptor
+                    .fields()
+                    .filter(|field| {
+                        message.has_field(field)
+                            || field.is_list()
+                            || field.is_map()
+                            || !(matches!(field.kind(), Kind::Message(_))
+                                || field.containing_oneof().is_some())
+                    })
+                    .map(|field| {
+                        let value = message.get_field(&field);
+                        (field, value)
+                    })
+                    .collect()
+            } else {
+                message
+                    .fields()
+                    .map(|(field, value)| (field, std::borrow::Cow::Borrowed(value)))
+                    .collect()
+            };
         fields.sort_by_key(|(field, _)| field.number());
+        let proto_names = self.options.proto_names;
         self.object(&fields, |printer, (field, value)| {
             printer.out.push('"');
-            printer.out.push_str(field.json_name());
+            printer.out.push_str(if proto_names {
+                field.name()
+            } else {
+                field.json_name()
+            });
             printer.out.push_str("\": ");
             printer.field_value(field, value);
         });
@@ -260,6 +303,35 @@ mod tests {
         let descriptor = pool().get_message_by_name("t.All").expect("t.All");
         let mut de = serde_json::Deserializer::from_str(json);
         DynamicMessage::deserialize(descriptor, &mut de).expect("valid JSON")
+    }
+
+    #[test]
+    fn defaults_and_proto_names_print_when_asked() {
+        let options = PrintOptions {
+            proto_names: true,
+            defaults: true,
+        };
+        let expected = concat!(
+            "{\n",
+            "  \"small\": 0,\n",
+            "  \"big\": \"0\",\n",
+            "  \"ratio\": 0.0,\n",
+            "  \"share\": 0.0,\n",
+            "  \"text\": \"\",\n",
+            "  \"blob\": \"\",\n",
+            "  \"color\": \"RED\",\n",
+            "  \"items\": [],\n",
+            "  \"counts\": {\n",
+            "  },\n",
+            "  \"numbers\": [],\n",
+            "  \"flag\": false,\n",
+            "  \"snake_case_name\": \"s\"\n",
+            "}"
+        );
+        assert_eq!(
+            print_with(&parse(r#"{"snakeCaseName": "s"}"#), options),
+            expected
+        );
     }
 
     #[test]

@@ -21,9 +21,14 @@
 //! before the call (a method it cannot find, request JSON it cannot read, bad metadata)
 //! records no sample in JMeter, which only logs the error: jmxr does the same, writing
 //! the error to the run log; settings without `${…}` are checked while the plan is built.
+//!
+//! The plugin's later sampler, `vn.zalopay.benchmark.GRPCSampler` ([`Form::Sampler`]),
+//! is the same element with `GRPCSampler.*` property names and its own results and
+//! metadata reading, which [`sampler_form`] holds.
 
 pub mod call;
 pub mod json;
+pub mod sampler_form;
 pub mod schema;
 
 use std::sync::Arc;
@@ -49,8 +54,28 @@ const CALL_FAILED_TEXT: &str = "Caught exception while waiting for rpc";
 /// Builds the gRPC sampler for `class`, or `None` when it is not one.
 pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Sampler>> {
     match class {
-        "vn.zalopay.benchmark.testbean.GrpcRequest" => Some(build_request(cx)),
+        "vn.zalopay.benchmark.testbean.GrpcRequest" => Some(build_request(cx, Form::TestBean)),
+        "vn.zalopay.benchmark.GRPCSampler" => Some(build_request(cx, Form::Sampler)),
         _ => None,
+    }
+}
+
+/// Which of the plugin's two elements: they call alike and report differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// `vn.zalopay.benchmark.testbean.GrpcRequest`.
+    TestBean,
+    /// `vn.zalopay.benchmark.GRPCSampler`.
+    Sampler,
+}
+
+impl Form {
+    /// The element's name for a setting.
+    fn property(self, name: &str) -> String {
+        match self {
+            Form::TestBean => name.to_string(),
+            Form::Sampler => format!("GRPCSampler.{name}"),
+        }
     }
 }
 
@@ -68,6 +93,7 @@ enum MethodSource {
 }
 
 pub struct GrpcRequest {
+    form: Form,
     method: MethodSource,
     host_port: Template,
     tls: bool,
@@ -76,13 +102,16 @@ pub struct GrpcRequest {
     metadata: Template,
     request_json: Template,
     request_file: Template,
+    /// `maxInboundMessageSize` (the later sampler's; the TestBean keeps grpc-java's).
+    max_inbound_message: Setting,
     plan_dir: std::path::PathBuf,
 }
 
-fn build_request(cx: &mut BuildContext<'_>) -> Arc<dyn Sampler> {
-    let proto_folder = cx.template("protoFolder");
-    let lib_folder = cx.template("libFolder");
-    let full_method = cx.template("fullMethod");
+fn build_request(cx: &mut BuildContext<'_>, form: Form) -> Arc<dyn Sampler> {
+    let name = |setting: &str| form.property(setting);
+    let proto_folder = cx.template(&name("protoFolder"));
+    let lib_folder = cx.template(&name("libFolder"));
+    let full_method = cx.template(&name("fullMethod"));
     let plan_dir = cx.plan_dir();
     let method =
         if proto_folder.is_constant() && lib_folder.is_constant() && full_method.is_constant() {
@@ -105,37 +134,73 @@ fn build_request(cx: &mut BuildContext<'_>) -> Arc<dyn Sampler> {
                 full_method,
             }
         };
-    let host_port = cx.template("hostPort");
-    let tls = cx.flag("tls", false);
+    let host_port = match form {
+        Form::TestBean => cx.template("hostPort"),
+        Form::Sampler => {
+            let host = cx.raw("GRPCSampler.host").unwrap_or_default();
+            let port = cx.raw("GRPCSampler.port").unwrap_or_default();
+            cx.compile(&format!("{host}:{port}"))
+        }
+    };
+    let tls = cx.flag(&name("tls"), false);
     if host_port.is_constant() {
         if let Err(message) = Target::parse(host_port.raw(), tls, true) {
             cx.error(message);
         }
     }
-    let metadata = cx.template("metadata");
+    let metadata = cx.template(&name("metadata"));
     if metadata.is_constant() {
-        if let Err(message) = parse_metadata(metadata.raw()) {
+        let checked = match form {
+            Form::TestBean => parse_metadata(metadata.raw()).map(drop),
+            Form::Sampler => sampler_form::parse_metadata(metadata.raw()).and_then(|entries| {
+                sampler_form::headers(&entries)
+                    .map(drop)
+                    .ok_or_else(|| format!("Invalid metadata key in {:?}", metadata.raw()))
+            }),
+        };
+        if let Err(message) = checked {
             cx.error(message);
         }
     }
-    let request_json = cx.template("requestJson");
+    let request_json = cx.template(&name("requestJson"));
     if let MethodSource::Resolved(method) = &method {
-        if request_json.is_constant() && !request_json.raw().is_empty() {
-            if let Err(message) = parse_request(&method.descriptor.input(), request_json.raw()) {
-                cx.error(format!("requestJson: {message}"));
+        if request_json.is_constant() && !request_json.raw().trim().is_empty() {
+            let input = method.descriptor.input();
+            if let Err(message) = parse_request(&input, request_json.raw(), form) {
+                cx.error(format!("{}: {message}", name("requestJson")));
             }
         }
     }
+    let deadline = match form {
+        Form::TestBean => cx.setting("deadline", "0"),
+        Form::Sampler => {
+            let deadline = cx.setting("GRPCSampler.deadline", "");
+            if let Some(text) = deadline.constant_text() {
+                if sampler_form::java_long(text).is_none() {
+                    cx.error(format!(
+                        "GRPCSampler.deadline {text:?} is not a whole number of milliseconds; \
+                         the plugin fails every call of the element"
+                    ));
+                }
+            }
+            deadline
+        }
+    };
     Arc::new(GrpcRequest {
+        form,
         method,
         host_port,
         tls,
         // Later versions of the plugin add this switch; the TestBean always verifies.
-        verify_certificates: !cx.flag("tlsDisableVerification", false),
-        deadline: cx.setting("deadline", "0"),
+        verify_certificates: !cx.flag(&name("tlsDisableVerification"), false),
+        deadline,
         metadata,
         request_json,
         request_file: cx.template("requestFile"),
+        max_inbound_message: match form {
+            Form::TestBean => Setting::constant(""),
+            Form::Sampler => cx.setting("GRPCSampler.maxInboundMessageSize", ""),
+        },
         plan_dir,
     })
 }
@@ -146,6 +211,8 @@ struct UserCaller {
     method: Option<Arc<Method>>,
     target: Option<Target>,
     channel: Option<Channel>,
+    /// The later sampler has shut its channel down (after a failure) for good.
+    shut_down: bool,
 }
 
 fn user_caller(user: &mut UserState, id: usize) -> &mut UserCaller {
@@ -159,12 +226,36 @@ struct Prepared {
     message: DynamicMessage,
     metadata: Vec<(http::HeaderName, http::HeaderValue)>,
     deadline: Option<Duration>,
+    /// The later sampler: its metadata has a key grpc-java refuses as the call starts.
+    bad_metadata_key: bool,
+    /// The later sampler: the metadata as it records it in the request headers.
+    request_headers: String,
+    /// The later sampler: a deadline that is not a number (it fails the call).
+    bad_deadline: bool,
+}
+
+/// Why a request could not be prepared: the run-log reason, and for the later sampler
+/// the exception it records and whether it shut its channel down on the way.
+struct PrepareError {
+    reason: String,
+    exception: String,
+    shuts_channel: bool,
+}
+
+impl From<String> for PrepareError {
+    fn from(reason: String) -> PrepareError {
+        PrepareError {
+            exception: format!("java.lang.RuntimeException: {reason}"),
+            reason,
+            shuts_channel: false,
+        }
+    }
 }
 
 impl GrpcRequest {
     /// The plugin's `init` (first sample of a user) and `buildRequest`: any failure is
     /// what the plugin throws out of `sample`.
-    async fn prepare(&self, cx: &mut SampleContext<'_>) -> Result<Prepared, String> {
+    async fn prepare(&self, cx: &mut SampleContext<'_>) -> Result<Prepared, PrepareError> {
         let (method, target) = {
             let state = user_caller(cx.user, cx.element_id);
             (state.method.clone(), state.target.clone())
@@ -172,7 +263,9 @@ impl GrpcRequest {
         let method = match (method, &self.method) {
             (Some(method), _) => method,
             (None, MethodSource::Resolved(method)) => method.clone(),
-            (None, MethodSource::Invalid) => return Err("the element is invalid".into()),
+            (None, MethodSource::Invalid) => {
+                return Err(String::from("the element is invalid").into())
+            }
             (
                 None,
                 MethodSource::Deferred {
@@ -199,14 +292,33 @@ impl GrpcRequest {
         let target = match target {
             Some(target) => target,
             None => {
-                let host_port = self.host_port.eval(&mut cx.user.eval(&cx.label));
-                Target::parse(&host_port, self.tls, self.verify_certificates)?
+                let mut eval = cx.user.eval(&cx.label);
+                let host_port = self.host_port.eval(&mut eval);
+                let mut target = Target::parse(&host_port, self.tls, self.verify_certificates)
+                    .map_err(|reason| PrepareError {
+                        exception: format!("java.lang.IllegalArgumentException: {reason}"),
+                        reason,
+                        shuts_channel: false,
+                    })?;
+                if self.form == Form::Sampler {
+                    // `getPropertyAsInt`: absent or empty is the default, unreadable is 0.
+                    let limit = self.max_inbound_message.text(&mut eval);
+                    if !limit.is_empty() {
+                        target.max_inbound_message = limit
+                            .parse::<i32>()
+                            .map_or(0, |n| usize::try_from(n).unwrap_or(0));
+                    }
+                }
+                target
             }
         };
         {
             let state = user_caller(cx.user, cx.element_id);
             state.method = Some(method.clone());
             state.target = Some(target.clone());
+        }
+        if self.form == Form::Sampler {
+            return self.prepare_sampler(cx, method, target);
         }
         let (metadata, json, file, deadline_ms) = {
             let mut eval = cx.user.eval(&cx.label);
@@ -224,24 +336,78 @@ impl GrpcRequest {
                 .await
                 .map_err(|e| format!("Unable to read file: {} ({e})", path.display()))?;
             let first = first_message_of_file(&text);
-            parse_request(&method.descriptor.input(), &first)
+            parse_request(&method.descriptor.input(), &first, self.form)
                 .map_err(|e| format!("Unable to read messages from: {} ({e})", path.display()))?
         } else {
-            parse_request(&method.descriptor.input(), &json)
+            parse_request(&method.descriptor.input(), &json, self.form)
                 .map_err(|e| format!("Unable to read messages from: {json} ({e})"))?
         };
-        let deadline = u64::try_from(deadline_ms)
-            .ok()
-            .filter(|&ms| ms > 0)
-            .map(Duration::from_millis);
         Ok(Prepared {
             method,
             target,
             message,
             metadata,
-            deadline,
+            deadline: positive_ms(deadline_ms),
+            bad_metadata_key: false,
+            request_headers: String::new(),
+            bad_deadline: false,
         })
     }
+
+    /// The later sampler's `buildRequestAndMetadata`: metadata first, then the request;
+    /// a failure shuts its channel down.
+    fn prepare_sampler(
+        &self,
+        cx: &mut SampleContext<'_>,
+        method: Arc<Method>,
+        target: Target,
+    ) -> Result<Prepared, PrepareError> {
+        let (metadata, json, deadline) = {
+            let mut eval = cx.user.eval(&cx.label);
+            (
+                self.metadata.eval(&mut eval),
+                self.request_json.eval(&mut eval),
+                self.deadline.text(&mut eval),
+            )
+        };
+        let entries = sampler_form::parse_metadata(&metadata).map_err(|reason| PrepareError {
+            exception: format!("java.lang.IllegalArgumentException: {reason}"),
+            reason,
+            shuts_channel: true,
+        })?;
+        let input = method.descriptor.input();
+        let message = if json.trim().is_empty() {
+            DynamicMessage::new(input)
+        } else {
+            parse_request(&input, &json, self.form).map_err(|e| PrepareError {
+                reason: format!("Unable to read messages from: {json} ({e})"),
+                exception: "java.lang.RuntimeException: Caught exception while parsing request \
+                            for rpc"
+                    .to_string(),
+                shuts_channel: true,
+            })?
+        };
+        let headers = sampler_form::headers(&entries);
+        let deadline = sampler_form::java_long(&deadline);
+        Ok(Prepared {
+            method,
+            target,
+            message,
+            bad_metadata_key: headers.is_none(),
+            metadata: headers.unwrap_or_default(),
+            request_headers: sampler_form::request_headers(&entries),
+            deadline: deadline.and_then(positive_ms),
+            bad_deadline: deadline.is_none(),
+        })
+    }
+}
+
+/// A deadline in ms; 0 or less is none.
+fn positive_ms(ms: i64) -> Option<Duration> {
+    u64::try_from(ms)
+        .ok()
+        .filter(|&ms| ms > 0)
+        .map(Duration::from_millis)
 }
 
 #[async_trait]
@@ -249,34 +415,80 @@ impl Sampler for GrpcRequest {
     async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Arc<SampleResult>> {
         let prepared = match self.prepare(cx).await {
             Ok(prepared) => prepared,
-            Err(message) => {
+            Err(error) if self.form == Form::Sampler => {
+                if error.shuts_channel {
+                    let state = user_caller(cx.user, cx.element_id);
+                    state.shut_down = true;
+                    state.channel = None;
+                }
+                let mut result = new_result(cx, cx.label.clone());
+                Stopwatch::start().stop(&mut result);
+                sampler_form::init_failure(&mut result, &error.exception);
+                return Some(Arc::new(result));
+            }
+            Err(error) => {
                 runlog::error(&format!(
-                    "Error while processing sampler: '{}'. {message}",
-                    cx.label
+                    "Error while processing sampler: '{}'. {}",
+                    cx.label, error.reason
                 ));
                 return None;
             }
         };
         let mut result = new_result(cx, cx.label.clone());
-        result.sampler_data = json::print(&prepared.message);
+        if self.form == Form::Sampler {
+            let defaults = json::PrintOptions {
+                proto_names: false,
+                defaults: true,
+            };
+            result.sampler_data = json::print_with(&prepared.message, defaults);
+            result.request_headers = prepared.request_headers.clone();
+            if prepared.bad_deadline {
+                // Thrown out of the sampler: JMeter logs it and records nothing.
+                runlog::error(&format!(
+                    "Error while processing sampler: '{}'. java.lang.RuntimeException: Caught \
+                     exception while parsing deadline to long",
+                    cx.label
+                ));
+                return None;
+            }
+        } else {
+            result.sampler_data = json::print(&prepared.message);
+        }
         let body = prepared.message.encode_to_vec();
         let stop = cx.user.run.stop_now.clone();
         let watch = Stopwatch::start();
         let state = user_caller(cx.user, cx.element_id);
-        let outcome = tokio::select! {
-            outcome = call_with_deadline(state, &prepared, &body) => outcome,
-            _ = stop.cancelled() => Err(Status::new(1, "Thread interrupted")),
+        let outcome = if state.shut_down {
+            Err(Status::new(
+                call::UNAVAILABLE,
+                sampler_form::CHANNEL_SHUT_DOWN,
+            ))
+        } else if prepared.bad_metadata_key {
+            // grpc-java's interceptor throws; the call closes with a bare UNKNOWN.
+            Err(Status {
+                code: call::UNKNOWN,
+                description: None,
+            })
+        } else {
+            tokio::select! {
+                outcome = call_with_deadline(state, &prepared, &body) => outcome,
+                _ = stop.cancelled() => Err(Status::new(1, "Thread interrupted")),
+            }
         };
-        watch.stop(&mut result);
-        result.data_type = "text";
-        match outcome.and_then(|bytes| {
+        let outcome = outcome.and_then(|bytes| {
             DynamicMessage::decode(prepared.method.descriptor.output(), bytes).map_err(|e| {
                 Status::new(
                     call::INTERNAL,
                     format!("Invalid protobuf byte sequence: {e}"),
                 )
             })
-        }) {
+        });
+        watch.stop(&mut result);
+        result.data_type = "text";
+        if self.form == Form::Sampler {
+            return self.sampler_result(cx, result, outcome, stop.is_cancelled());
+        }
+        match outcome {
             Ok(answer) => {
                 result.response_code = "200".into();
                 result.response_message = "Success".into();
@@ -288,6 +500,48 @@ impl Sampler for GrpcRequest {
                 result.response_message = format!("Exception: {}", status.exception_text()).into();
                 result.response_data = CALL_FAILED_TEXT.as_bytes().to_vec();
             }
+        }
+        Some(Arc::new(result))
+    }
+}
+
+impl GrpcRequest {
+    /// The later sampler's result; after a failure its channel is shut down for good.
+    fn sampler_result(
+        &self,
+        cx: &mut SampleContext<'_>,
+        mut result: SampleResult,
+        outcome: Result<DynamicMessage, Status>,
+        interrupted: bool,
+    ) -> Option<Arc<SampleResult>> {
+        let status = match outcome {
+            Ok(answer) => {
+                let options = json::PrintOptions {
+                    proto_names: true,
+                    defaults: true,
+                };
+                result.response_code = "200".into();
+                result.response_message = " success".into();
+                result.response_data = json::print_with(&answer, options).into_bytes();
+                return Some(Arc::new(result));
+            }
+            Err(status) => status,
+        };
+        let state = user_caller(cx.user, cx.element_id);
+        state.shut_down = true;
+        state.channel = None;
+        if interrupted {
+            sampler_form::interrupted(&mut result);
+            return Some(Arc::new(result));
+        }
+        if sampler_form::call_failure(&mut result, &status).is_none() {
+            runlog::error(&format!(
+                "Error while processing sampler: '{}'. java.lang.NullPointerException (the \
+                 status {} has no description)",
+                cx.label,
+                status.code_name()
+            ));
+            return None;
         }
         Some(Arc::new(result))
     }
@@ -344,11 +598,18 @@ async fn call_on_channel(
 }
 
 /// The request JSON read by protobuf-java's `JsonFormat.parser()`: the proto3 mapping,
-/// field names or JSON names, unknown fields refused.
-fn parse_request(input: &MessageDescriptor, json: &str) -> Result<DynamicMessage, String> {
+/// field names or JSON names, unknown fields refused (ignored by the later sampler).
+fn parse_request(
+    input: &MessageDescriptor,
+    json: &str,
+    form: Form,
+) -> Result<DynamicMessage, String> {
     let mut deserializer = serde_json::Deserializer::from_str(json);
+    let options =
+        prost_reflect::DeserializeOptions::new().deny_unknown_fields(form == Form::TestBean);
     let message =
-        DynamicMessage::deserialize(input.clone(), &mut deserializer).map_err(|e| e.to_string())?;
+        DynamicMessage::deserialize_with_options(input.clone(), &mut deserializer, &options)
+            .map_err(|e| e.to_string())?;
     deserializer.end().map_err(|e| e.to_string())?;
     Ok(message)
 }

@@ -63,13 +63,13 @@ pub(super) fn build_connect(cx: &mut BuildContext<'_>) -> Arc<dyn Sampler> {
 }
 
 /// Java's `Integer.parseInt`: no spaces, an optional sign, 32 bits.
-fn java_int(text: &str) -> Result<i32, ()> {
+pub(super) fn java_int(text: &str) -> Result<i32, ()> {
     text.parse::<i32>().map_err(|_| ())
 }
 
 /// The plugin's `Util.generateClientId`: the prefix, then the start of a random
 /// version-4 UUID's hex digits up to 23 characters.
-fn client_id(prefix: &str, rng: &mut impl Rng) -> Result<String, ()> {
+pub(super) fn client_id(prefix: &str, rng: &mut impl Rng) -> Result<String, ()> {
     let room = MAX_CLIENT_ID_LENGTH
         .checked_sub(prefix.chars().count())
         .ok_or(())?;

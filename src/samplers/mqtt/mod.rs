@@ -10,6 +10,9 @@
 //! name the connection as the plugin's client prints it,
 //! `HiveMQTTConnection{clientId='…'}`.
 //!
+//! [`connection_sampler`] is the 1.0 release's MQTT Connection sampler: connections
+//! made for load only, held by the run past the end of the test for a "keep time".
+//!
 //! Transports: `TCP` and `SSL` (trusting every server certificate, as the plugin does).
 //! MQTT over WebSocket (`WS`, `WSS`), client certificates ("dual SSL authentication")
 //! and automatic reconnection are not implemented; the first two are refused by
@@ -17,6 +20,7 @@
 
 pub mod connect;
 pub mod connection;
+pub mod connection_sampler;
 pub mod publish;
 pub mod subscribe;
 
@@ -28,6 +32,7 @@ use crate::plan::{BuildContext, Sampler};
 pub fn build(class: &str, cx: &mut BuildContext<'_>) -> Option<Arc<dyn Sampler>> {
     match class {
         "net.xmeter.samplers.ConnectSampler" => Some(connect::build_connect(cx)),
+        "net.xmeter.samplers.ConnectionSampler" => Some(connection_sampler::build(cx)),
         "net.xmeter.samplers.DisConnectSampler" => Some(connect::build_disconnect()),
         "net.xmeter.samplers.PubSampler" => Some(publish::build(cx)),
         "net.xmeter.samplers.SubSampler" => Some(subscribe::build(cx)),
