@@ -10,7 +10,8 @@
 # other processes; the CPU cost per datagram is the steadier figure to compare.
 # Done when: (2) >= 0.7 x (1), and (3) >= (1).
 #
-# usage: bench/udp.sh            (DURATION=10 ROUNDS=3 PORT=39877)
+# usage: bench/udp.sh            (DURATION=10 ROUNDS=3 PORT=39877; JMXR=path/to/jmxr
+#                                 measures that binary instead of building this tree)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DURATION="${DURATION:-10}"
@@ -22,8 +23,10 @@ SINK_PID=""
 cleanup() { [ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml"
-JMXR="$ROOT/target/release/jmxr"
+if [ -z "${JMXR:-}" ]; then
+  cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml"
+  JMXR="$ROOT/target/release/jmxr"
+fi
 rustc -O --edition 2021 "$ROOT/bench/sendto_loop.rs" -o "$WORK/sendto_loop"
 
 # Starts a sink for one measurement; its summary goes to $WORK/$1.sink.

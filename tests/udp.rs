@@ -96,6 +96,44 @@ fn tutorial_plan_holds_2000_pps_and_the_sink_gets_every_packet() {
     assert!((5600..=7100).contains(&total), "{total} datagrams");
 }
 
+/// At full rate (`intervalMs=0`) each user sends back to back: every `.jtl` row is one
+/// datagram received, and a single user's numbers arrive dense and in order. A fixed
+/// count rather than a duration keeps the burst within the sink's receive buffer on a
+/// starved machine. With packets shorter than the sequence number (which is cut with
+/// them) only the counts are checked.
+#[test]
+fn full_rate_rows_and_datagrams_agree_one_for_one() {
+    let (jtl, counts) = run_against_sink(
+        "udp/full_rate.jmx",
+        &["-Jloops=3000", "-Jjmxr.udp.sequence=true"],
+        true,
+    );
+    assert_eq!(jtl.rows.len(), 3000);
+    assert_eq!(successes(&jtl), 3000, "every send succeeded");
+    assert_eq!(counts.datagrams, 3000, "sink == jtl rows");
+    let sequences = counts.sequences.as_ref().expect("numbered");
+    assert_eq!(sequences.unique, 3000);
+    assert_eq!(sequences.lost(), 0);
+    assert_eq!(sequences.duplicated, 0);
+    assert_eq!(sequences.reordered, 0, "one user sends in order");
+    assert!(jtl.values("bytes").iter().all(|b| b == "100"));
+    assert!(jtl.values("responseCode").iter().all(|c| c == "0"));
+
+    let (jtl, counts) = run_against_sink(
+        "udp/full_rate.jmx",
+        &[
+            "-Jthreads=2",
+            "-Jloops=1000",
+            "-Judp.packet_size=6",
+            "-Jjmxr.udp.sequence=true",
+        ],
+        false,
+    );
+    assert_eq!(jtl.rows.len(), 2000);
+    assert_eq!(counts.datagrams, 2000, "sink == jtl rows");
+    assert_eq!(counts.bytes, 2000 * 6);
+}
+
 #[test]
 fn packet_size_pads_with_zeros_or_truncates() {
     for (size, expected) in [("7", 7u64), ("300", 300)] {

@@ -19,6 +19,13 @@
 //! datagrams per second rather than drifting below it (as `Thread.sleep` does in Java). A stop (or the end of the thread group's duration) during the pause ends
 //! the sample without sending and without recording it: the packet was never due.
 //!
+//! Each sample sends its own datagram with one `send` before it ends, so its result is
+//! that datagram's outcome. Datagrams are not batched (`sendmmsg`) even at full rate: a
+//! batch would hold datagrams of samples the engine has not asked for yet, which a stop
+//! would leave without rows (docs/udp.md, "Why the sender does not batch datagrams").
+//! The per-sample cost is kept down instead: one look-up of the user's state, the
+//! payload laid out once per settings, one clock read for a send that did not wait.
+//!
 //! Options the Java class does not have, as extra parameters (or run-wide properties):
 //! * `randomSuffixBytes` (`jmxr.udp.randomSuffixBytes`): N random alphanumeric bytes
 //!   appended to the message, drawn once per user at set-up, so the receiver can tell
@@ -119,6 +126,9 @@ struct UserSocket {
     sequence: bool,
     /// The payload buffer, reused so a sample allocates nothing for it.
     payload: Vec<u8>,
+    /// Whether `payload` holds the current settings' datagram: then a sample only
+    /// writes its sequence number into it.
+    payload_current: bool,
     /// When the previous datagram was due: the next is due one interval later, so the
     /// time spent between samples (recording, the engine's walk) does not slow the rate.
     last_due: Option<Instant>,
@@ -151,16 +161,23 @@ impl UdpSender {
         read: &ReadSettings<'_>,
     ) -> Option<Arc<SampleResult>> {
         let id = cx.element_id;
-        let current = match user_sender(cx, id) {
-            Some(user) => settings_version.is_some() && user.settings_version == settings_version,
-            None => false,
-        };
-        if !current {
+        // One slot lookup on the usual path (settings kept and current): the user's
+        // state is found once and used for the whole sample.
+        let slot = user_sender(cx, id);
+        let current = slot.as_ref().is_some_and(|user| {
+            settings_version.is_some() && user.settings_version == settings_version
+        });
+        let mut user = if current {
+            slot.as_mut()?
+        } else {
             let settings = read(cx);
             match user_sender(cx, id) {
                 Some(user) => {
                     user.settings = settings;
                     user.settings_version = settings_version;
+                    if let Ok(socket) = &mut user.socket {
+                        socket.payload_current = false;
+                    }
                 }
                 None => {
                     let socket = set_up(&settings, cx).await;
@@ -171,11 +188,11 @@ impl UdpSender {
                     });
                 }
             }
-        }
+            user_sender(cx, id).as_mut()?
+        };
         // The result is made after the waits: held across them it would sit in the
         // sample's future, which is copied into its box for every sample.
         let watch = Stopwatch::start();
-        let mut user = user_sender(cx, id).as_mut()?;
         let interval = user.settings.interval_ms;
         if interval > 0 {
             let due = due(user, interval);
@@ -185,20 +202,16 @@ impl UdpSender {
             user = user_sender(cx, id).as_mut()?;
         }
         let packet_size = user.settings.packet_size;
+        let mut waited = interval > 0;
         let outcome = match &mut user.socket {
             Ok(socket) => {
                 let sequence = socket
                     .sequence
                     .then(|| self.next_sequence.fetch_add(1, Ordering::Relaxed));
-                fill_payload(
-                    &mut socket.payload,
-                    sequence,
-                    &user.settings.message,
-                    &socket.suffix,
-                    packet_size,
-                );
-                send(socket)
-                    .await
+                refresh_payload(socket, sequence, &user.settings.message, packet_size);
+                let sent = send(socket).await;
+                waited |= sent.waited;
+                sent.outcome
                     .map(|sent| sent as i64)
                     .map_err(|e| io_error_text(&e))
             }
@@ -230,7 +243,15 @@ impl UdpSender {
                 result.set_success(false);
             }
         }
-        watch.stop(result);
+        if waited {
+            watch.stop(result);
+        } else {
+            // A send that did not wait for room takes microseconds: 0 ms, as the clock
+            // would say, without reading it a second time.
+            result.start_time = watch.start_ms();
+            result.elapsed = 0;
+            result.end_time = result.start_time;
+        }
         Some(shared)
     }
 }
@@ -302,6 +323,7 @@ async fn set_up(
         suffix,
         sequence,
         payload: Vec::new(),
+        payload_current: false,
         last_due: None,
     })
 }
@@ -319,8 +341,9 @@ async fn set_up(
 /// as the result of the next send, which then is not sent. The Java class's unconnected
 /// socket never sees those errors and sends every datagram, so the send is tried again;
 /// an error that belongs to this datagram (no route) comes back again and is reported.
-async fn send(user: &UserSocket) -> std::io::Result<usize> {
+async fn send(user: &UserSocket) -> Sent {
     let mut earlier_errors = 0;
+    let mut waited = false;
     loop {
         let sent = if user.connected {
             user.socket.send(&user.payload)
@@ -329,14 +352,22 @@ async fn send(user: &UserSocket) -> std::io::Result<usize> {
         };
         match sent {
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                waited = true;
                 tokio::time::sleep(SEND_BUFFER_FULL_WAIT).await;
             }
             Err(e) if reported_by_icmp(&e) && earlier_errors < MAX_EARLIER_ERRORS => {
                 earlier_errors += 1;
             }
-            sent => return sent,
+            outcome => return Sent { outcome, waited },
         }
     }
+}
+
+/// What became of one datagram: the bytes the kernel took or its error, and whether the
+/// send had to wait for room (only then is the sample's end read from the clock).
+struct Sent {
+    outcome: std::io::Result<usize>,
+    waited: bool,
 }
 
 /// How many errors of earlier datagrams one send skips (each read clears one).
@@ -350,6 +381,31 @@ fn reported_by_icmp(error: &std::io::Error) -> bool {
         error.kind(),
         ErrorKind::ConnectionRefused | ErrorKind::HostUnreachable | ErrorKind::NetworkUnreachable
     )
+}
+
+/// Makes `socket.payload` this sample's datagram. The payload of kept settings is laid
+/// out once; later samples only write their sequence number over its first bytes (as
+/// many as the packet size leaves of it).
+fn refresh_payload(
+    socket: &mut UserSocket,
+    sequence: Option<u64>,
+    message: &str,
+    packet_size: i64,
+) {
+    if !socket.payload_current {
+        fill_payload(
+            &mut socket.payload,
+            sequence,
+            message,
+            &socket.suffix,
+            packet_size,
+        );
+        socket.payload_current = true;
+    } else if let Some(number) = sequence {
+        let bytes = number.to_be_bytes();
+        let kept = socket.payload.len().min(SEQUENCE_BYTES);
+        socket.payload[..kept].copy_from_slice(&bytes[..kept]);
+    }
 }
 
 /// Lays out one datagram in `payload`: the sequence number (big-endian), the message,
@@ -407,6 +463,41 @@ mod tests {
         fill_payload(&mut payload, Some(0x0102), "ab", b"XY", 14);
         assert_eq!(&payload[..8], &[0, 0, 0, 0, 0, 0, 1, 2]);
         assert_eq!(&payload[8..], b"abXY\0\0");
+    }
+
+    #[test]
+    fn a_kept_payload_takes_each_sequence_number_even_when_cut_short() {
+        let socket = |packet_size: i64| {
+            let mut user = UserSocket {
+                socket: UdpSocket::bind("127.0.0.1:0").expect("bind"),
+                target: ([127, 0, 0, 1], 9).into(),
+                connected: false,
+                suffix: b"XY".to_vec(),
+                sequence: true,
+                payload: Vec::new(),
+                payload_current: false,
+                last_due: None,
+            };
+            refresh_payload(&mut user, Some(7), "ab", packet_size);
+            user
+        };
+        let mut user = socket(14);
+        assert_eq!(user.payload, b"\0\0\0\0\0\0\0\x07abXY\0\0");
+        refresh_payload(&mut user, Some(0x0102), "ignored: the payload is kept", 14);
+        assert_eq!(user.payload, b"\0\0\0\0\0\0\x01\x02abXY\0\0");
+        let mut short = socket(3);
+        refresh_payload(&mut short, Some(0x0a0b0c0d0e0f1011), "ab", 3);
+        assert_eq!(
+            short.payload,
+            [0x0a, 0x0b, 0x0c],
+            "the number is cut as a new one is"
+        );
+        short.payload_current = false;
+        refresh_payload(&mut short, Some(0x0a0b0c0d0e0f1011), "ab", 3);
+        assert_eq!(short.payload, [0x0a, 0x0b, 0x0c]);
+        user.payload_current = false;
+        refresh_payload(&mut user, Some(1), "new", 0);
+        assert_eq!(user.payload, b"\0\0\0\0\0\0\0\x01newXY", "laid out again");
     }
 
     #[test]
