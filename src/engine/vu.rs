@@ -127,7 +127,7 @@ impl VirtualUser {
     /// Runs the thread-group loop until the loop count is reached, the scheduler's end
     /// time passes, or a stop is asked for. True when the user left its Concurrency
     /// Thread Group's level (it is no longer counted there).
-    pub async fn run(mut self) -> bool {
+    pub async fn run(&mut self) -> bool {
         let left = self.run_loops().await;
         self.send_pending().await;
         left
