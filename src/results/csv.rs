@@ -5,6 +5,7 @@
 //! follow their parent as rows of their own, carrying the parent's sample variables.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use super::SaveConfig;
 
@@ -110,6 +111,44 @@ pub fn quote(field: &str, delimiter: char) -> Cow<'_, str> {
     Cow::Owned(quoted)
 }
 
+/// Whether names already written needed quotes, found by the name's allocation: labels
+/// and thread names are shared `Arc<str>`s, so a row's names are mostly found here rather
+/// than scanned again byte by byte.
+pub struct QuotingMemo {
+    /// Direct-mapped by address; a slot keeps its name alive, so an address cannot be
+    /// reused by another name while the slot holds it.
+    slots: Vec<Option<(Arc<str>, char, bool)>>,
+}
+
+impl QuotingMemo {
+    const SLOTS: usize = 256;
+
+    pub fn new() -> QuotingMemo {
+        QuotingMemo {
+            slots: vec![None; Self::SLOTS],
+        }
+    }
+
+    fn needs_quotes(&mut self, name: &Arc<str>, delimiter: char) -> bool {
+        let address = Arc::as_ptr(name) as *const u8 as usize;
+        let slot = &mut self.slots[(address >> 4) % Self::SLOTS];
+        if let Some((seen, seen_delimiter, quoted)) = slot {
+            if Arc::ptr_eq(seen, name) && *seen_delimiter == delimiter {
+                return *quoted;
+            }
+        }
+        let quoted = needs_quotes(name, delimiter);
+        *slot = Some((name.clone(), delimiter, quoted));
+        quoted
+    }
+}
+
+impl Default for QuotingMemo {
+    fn default() -> Self {
+        QuotingMemo::new()
+    }
+}
+
 /// Room reserved before a row: one reservation covers a typical row, so the fields are
 /// appended without growing the buffer.
 const ROW_RESERVE: usize = 256;
@@ -117,6 +156,7 @@ const ROW_RESERVE: usize = 256;
 /// Builds one row as bytes: adds delimiters between fields and quotes text fields.
 struct Row<'a> {
     out: &'a mut Vec<u8>,
+    memo: Option<&'a mut QuotingMemo>,
     delimiter: char,
     /// The delimiter in UTF-8 (`delimiter_len` bytes of it).
     delimiter_bytes: [u8; 4],
@@ -125,12 +165,17 @@ struct Row<'a> {
 }
 
 impl Row<'_> {
-    fn new(out: &mut Vec<u8>, delimiter: char) -> Row<'_> {
+    fn new<'a>(
+        out: &'a mut Vec<u8>,
+        delimiter: char,
+        memo: Option<&'a mut QuotingMemo>,
+    ) -> Row<'a> {
         let mut delimiter_bytes = [0; 4];
         let delimiter_len = delimiter.encode_utf8(&mut delimiter_bytes).len();
         out.reserve(ROW_RESERVE);
         Row {
             out,
+            memo,
             delimiter,
             delimiter_bytes,
             delimiter_len,
@@ -151,8 +196,22 @@ impl Row<'_> {
     }
 
     fn text(&mut self, value: &str) {
+        let quoted = needs_quotes(value, self.delimiter);
+        self.text_quoted_if(value, quoted);
+    }
+
+    /// A label or thread name: whether it needs quotes is looked up when it was seen.
+    fn name(&mut self, value: &Arc<str>) {
+        let quoted = match self.memo.as_deref_mut() {
+            Some(memo) => memo.needs_quotes(value, self.delimiter),
+            None => needs_quotes(value, self.delimiter),
+        };
+        self.text_quoted_if(value, quoted);
+    }
+
+    fn text_quoted_if(&mut self, value: &str, quoted: bool) {
         self.separate();
-        if needs_quotes(value, self.delimiter) {
+        if quoted {
             self.out
                 .extend_from_slice(quote(value, self.delimiter).as_bytes());
         } else {
@@ -189,7 +248,18 @@ pub fn write_csv_row(
     variables: &[Option<String>],
     hostname: &str,
 ) {
-    let mut row = Row::new(out, config.delimiter);
+    write_row(out, config, sample, variables, hostname, None);
+}
+
+fn write_row(
+    out: &mut Vec<u8>,
+    config: &SaveConfig,
+    sample: &SampleResult,
+    variables: &[Option<String>],
+    hostname: &str,
+    memo: Option<&mut QuotingMemo>,
+) {
+    let mut row = Row::new(out, config.delimiter, memo);
     if config.timestamp {
         let stamp = config.timestamp_of(sample);
         if config.print_milliseconds {
@@ -202,7 +272,7 @@ pub fn write_csv_row(
         row.number(sample.elapsed);
     }
     if config.label {
-        row.text(&sample.label);
+        row.name(&sample.label);
     }
     if config.code {
         row.text(&sample.response_code);
@@ -211,7 +281,7 @@ pub fn write_csv_row(
         row.text(&sample.response_message);
     }
     if config.thread_name {
-        row.text(&sample.thread_name);
+        row.name(&sample.thread_name);
     }
     if config.data_type {
         row.text(sample.data_type);
@@ -277,8 +347,20 @@ fn write_sizes_and_counts(row: &mut Row<'_>, config: &SaveConfig, sample: &Sampl
 /// Appends the rows of one recorded sample, each ending in LF: the sample itself, then (when
 /// `subresults` is on) every sub-result, depth first.
 pub fn write_csv_sample(out: &mut Vec<u8>, config: &SaveConfig, sample: &SampleResult, host: &str) {
+    write_csv_sample_remembering(out, config, sample, host, None);
+}
+
+/// [`write_csv_sample`] for a writer of many rows: `memo` keeps what it learnt about
+/// the labels and thread names for the next rows.
+pub fn write_csv_sample_remembering(
+    out: &mut Vec<u8>,
+    config: &SaveConfig,
+    sample: &SampleResult,
+    host: &str,
+    memo: Option<&mut QuotingMemo>,
+) {
     let variables = &sample.sample_variables;
-    write_csv_row(out, config, sample, variables, host);
+    write_row(out, config, sample, variables, host, memo);
     out.push(b'\n');
     if config.subresults {
         write_subresult_rows(out, config, sample, variables, host, 0);
@@ -322,6 +404,52 @@ mod tests {
         let mut out = Vec::new();
         write_csv_sample(&mut out, config, sample, "host");
         String::from_utf8(out).expect("rows are UTF-8")
+    }
+
+    #[test]
+    fn remembered_names_are_quoted_as_when_scanned() {
+        let config = listener(&["time", "label", "threadName", "success"]);
+        let plain: Arc<str> = Arc::from("Users 1-1");
+        let comma: Arc<str> = Arc::from("a, \"b\"");
+        let mut memo = QuotingMemo::new();
+        for _ in 0..3 {
+            for (label, thread) in [(&plain, &comma), (&comma, &plain), (&plain, &plain)] {
+                let mut sample = SampleResult::new(label.clone());
+                sample.thread_name = thread.clone();
+                let mut remembered = Vec::new();
+                write_csv_sample_remembering(
+                    &mut remembered,
+                    &config,
+                    &sample,
+                    "h",
+                    Some(&mut memo),
+                );
+                assert_eq!(
+                    String::from_utf8(remembered).unwrap(),
+                    row(&config, &sample)
+                );
+            }
+        }
+        // The same text in another allocation is looked at again, and so is another
+        // delimiter.
+        let mut sample = SampleResult::new(Arc::from("x,y"));
+        sample.thread_name = plain.clone();
+        let mut out = Vec::new();
+        write_csv_sample_remembering(&mut out, &config, &sample, "h", Some(&mut memo));
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "0,\"x,y\",Users 1-1,true\n"
+        );
+        let mut tabs = config.clone();
+        tabs.delimiter = '\t';
+        let mut sample = SampleResult::new(comma.clone());
+        sample.thread_name = plain.clone();
+        let mut out = Vec::new();
+        write_csv_sample_remembering(&mut out, &tabs, &sample, "h", Some(&mut memo));
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "0\t\"a, \"\"b\"\"\"\tUsers 1-1\ttrue\n"
+        );
     }
 
     #[test]

@@ -72,6 +72,8 @@ pub struct JtlSink<W: Write + Send> {
     /// Reused formatting buffers: XML text, CSV bytes.
     line: String,
     rows: Vec<u8>,
+    /// Which labels and thread names need quotes in CSV rows.
+    quoting: csv::QuotingMemo,
     finished: bool,
 }
 
@@ -100,6 +102,7 @@ impl<W: Write + Send> JtlSink<W> {
             hostname: gethostname::gethostname().to_string_lossy().into_owned(),
             line: String::new(),
             rows: Vec::new(),
+            quoting: csv::QuotingMemo::new(),
             finished: false,
         })
     }
@@ -135,11 +138,12 @@ impl<W: Write + Send> Sink for JtlSink<W> {
             self.out.write_all(self.line.as_bytes())?;
         } else {
             self.rows.clear();
-            csv::write_csv_sample(
+            csv::write_csv_sample_remembering(
                 &mut self.rows,
                 &collector.config,
                 &event.result,
                 &self.hostname,
+                Some(&mut self.quoting),
             );
             self.out.write_all(&self.rows)?;
         }

@@ -193,6 +193,8 @@ pub struct Incoming {
     /// Where the status line's reason and each header's name and value sit in `head`.
     reason: Range<usize>,
     headers: Vec<(Range<usize>, Range<usize>)>,
+    /// The headers every response is asked for, found while parsing the head.
+    known: KnownHeaders,
     /// Body as received on the wire (before content decoding, after de-chunking).
     pub body: Vec<u8>,
     /// Bytes received for this exchange: head and body as transferred.
@@ -208,15 +210,16 @@ impl Incoming {
     /// HTTP/1.1 responses are.
     pub(super) fn from_head(status: u16, head: String, body: Vec<u8>) -> Incoming {
         // The head is written from HTTP/2 frames, which hold no line HTTP/1.1 refuses.
-        let (reason, headers) = match parse_head(&head) {
-            Ok((_, reason, headers)) => (reason, headers),
-            Err(_) => (0..0, Vec::new()),
+        let (reason, headers, known) = match parse_head(&head) {
+            Ok((_, reason, headers, known)) => (reason, headers, known),
+            Err(_) => (0..0, Vec::new(), KnownHeaders::default()),
         };
         Incoming {
             status,
             head,
             reason,
             headers,
+            known,
             body,
             received: 0,
             sent: 0,
@@ -247,14 +250,67 @@ impl Incoming {
 
     /// The last header `name` (case-insensitive), as HttpClient's `getLastHeader`.
     pub fn header(&self, name: &str) -> Option<&str> {
-        // Asked several times per response: compare names as bytes, and cut only the
-        // value that matched out of the head.
+        // The client and the sampler ask every response for the same few headers: those
+        // were noted while the head was parsed.
+        if let Some(known) = KnownHeaders::slot(name.as_bytes()) {
+            let at = self.known.last[known].checked_sub(1)?;
+            return Some(&self.head[self.headers[at as usize].1.clone()]);
+        }
         let head = self.head.as_bytes();
         self.headers
             .iter()
             .rev()
             .find(|(n, _)| head[n.clone()].eq_ignore_ascii_case(name.as_bytes()))
             .map(|(_, v)| &self.head[v.clone()])
+    }
+
+    /// Whether the response has a header `name` (case-insensitive).
+    pub fn has_header(&self, name: &str) -> bool {
+        self.header(name).is_some()
+    }
+}
+
+/// Where the last header of each name in [`KnownHeaders::NAMES`] is among a response's
+/// headers.
+#[derive(Debug, Default, Clone, Copy)]
+struct KnownHeaders {
+    /// Index + 1 of the last header with that name; 0 when there is none.
+    last: [u32; KnownHeaders::NAMES.len()],
+}
+
+impl KnownHeaders {
+    const NAMES: [&'static str; 7] = [
+        "Content-Length",
+        "Transfer-Encoding",
+        "Connection",
+        "Content-Type",
+        "Content-Encoding",
+        "Location",
+        "Set-Cookie",
+    ];
+
+    /// The slot of a header name (any case), if it is one of [`KnownHeaders::NAMES`].
+    fn slot(name: &[u8]) -> Option<usize> {
+        // The length picks the one or two candidates: most names are rejected by it.
+        let candidates: &[usize] = match name.len() {
+            14 => &[0],
+            17 => &[1],
+            10 => &[2, 6],
+            12 => &[3],
+            16 => &[4],
+            8 => &[5],
+            _ => return None,
+        };
+        candidates
+            .iter()
+            .copied()
+            .find(|&k| name.eq_ignore_ascii_case(Self::NAMES[k].as_bytes()))
+    }
+
+    fn note(&mut self, name: &[u8], index: usize) {
+        if let Some(slot) = Self::slot(name) {
+            self.last[slot] = u32::try_from(index + 1).unwrap_or(0);
+        }
     }
 }
 
@@ -575,12 +631,13 @@ async fn read_response<S: AsyncRead + Unpin>(
         Err(_) => String::from_utf8_lossy(&reader.buf[..head_len - 4]).into_owned(),
     };
     reader.pos = head_len;
-    let (status, reason, headers) = parse_head(&head)?;
+    let (status, reason, headers, known) = parse_head(&head)?;
     let mut incoming = Incoming {
         status,
         head,
         reason,
         headers,
+        known,
         body: Vec::new(),
         received: 0,
         sent: 0,
@@ -616,7 +673,12 @@ pub(super) async fn read_response_from<S: AsyncRead + Unpin>(
 }
 
 /// Status code, reason and header positions of a response head.
-type ParsedHead = (u16, Range<usize>, Vec<(Range<usize>, Range<usize>)>);
+type ParsedHead = (
+    u16,
+    Range<usize>,
+    Vec<(Range<usize>, Range<usize>)>,
+    KnownHeaders,
+);
 
 /// Finds the status code, the reason and the headers in a response head; refuses what
 /// HttpClient 4's parser refuses: a first line that is no status line, a status code that
@@ -657,10 +719,12 @@ fn parse_head(head: &str) -> Result<ParsedHead, TransportError> {
         }
     };
     let mut headers = Vec::with_capacity(12);
+    let mut known = KnownHeaders::default();
     for (start, end) in lines {
         if let Some(colon) = memchr::memchr(b':', &bytes[start..end]) {
             let name = trimmed(bytes, start, start + colon);
             let value = trimmed(bytes, start + colon + 1, end);
+            known.note(&bytes[name.clone()], headers.len());
             headers.push((name, value));
         } else if !matches!(bytes.get(start), Some(b' ' | b'\t')) {
             return Err(protocol_error(&format!(
@@ -669,7 +733,7 @@ fn parse_head(head: &str) -> Result<ParsedHead, TransportError> {
             )));
         }
     }
-    Ok((status, reason_start..status_end, headers))
+    Ok((status, reason_start..status_end, headers, known))
 }
 
 /// A response HttpClient 4's parser refuses, as JMeter reports it: the parser's
@@ -1017,7 +1081,7 @@ mod tests {
     fn parse_head_finds_status_reason_and_trimmed_headers() {
         let head =
             "HTTP/1.1 404 Not Found\r\nServer:  nginx \r\n folded\r\nX-Ü: é\r\nContent-Length:0";
-        let (status, reason, headers) = parse_head(head).unwrap();
+        let (status, reason, headers, _) = parse_head(head).unwrap();
         assert_eq!(status, 404);
         assert_eq!(&head[reason], "Not Found");
         let pairs: Vec<(&str, &str)> = headers
@@ -1028,6 +1092,20 @@ mod tests {
             pairs,
             [("Server", "nginx"), ("X-Ü", "é"), ("Content-Length", "0")]
         );
+    }
+
+    #[test]
+    fn headers_are_found_by_name_in_any_case_the_last_one_winning() {
+        let head = "HTTP/1.1 200 OK\r\ncontent-length: 5\r\nServer: a\r\nCONTENT-LENGTH: 7\r\nset-cookie: x=1\r\nSet-Cookie: y=2\r\nServer: b";
+        let incoming = Incoming::from_head(200, head.to_string(), Vec::new());
+        assert_eq!(incoming.header("Content-Length"), Some("7"));
+        assert_eq!(incoming.header("content-length"), Some("7"));
+        assert_eq!(incoming.header("Server"), Some("b"));
+        assert_eq!(incoming.header("Set-Cookie"), Some("y=2"));
+        assert!(incoming.has_header("SET-COOKIE"));
+        for absent in ["Location", "Content-Type", "Connection", "X-Other"] {
+            assert_eq!(incoming.header(absent), None, "{absent}");
+        }
     }
 
     #[test]

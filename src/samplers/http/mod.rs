@@ -525,11 +525,15 @@ impl HttpSampler {
                 if http2::answered(&incoming) {
                     result.request_headers = http2::sent_headers(&result.request_headers);
                 }
-                let set_cookies: Vec<String> = incoming
-                    .headers()
-                    .filter(|(n, _)| n.eq_ignore_ascii_case("Set-Cookie"))
-                    .map(|(_, v)| v.to_string())
-                    .collect();
+                let set_cookies: Vec<String> = if incoming.has_header("Set-Cookie") {
+                    incoming
+                        .headers()
+                        .filter(|(n, _)| n.eq_ignore_ascii_case("Set-Cookie"))
+                        .map(|(_, v)| v.to_string())
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 response::fill(result, incoming, self.max_body);
                 let md5_only =
                     self.embedded.is_some() && cx.user.slot(HTTP_SLOT, UserHttp::default).md5_only;
@@ -537,7 +541,7 @@ impl HttpSampler {
                     result.response_data = auth::md5_hex(&result.response_data).into_bytes();
                 }
                 self.store_cookies(cx, hop.url, &set_cookies);
-                self.save_in_cache(cx, &result);
+                self.save_in_cache(cx, result);
             }
             Err(error) if self.java_implementation(cx) => {
                 response::fill_error(result, &java_error(error));

@@ -107,8 +107,7 @@ fn decode_with(decoder: impl Read, input_len: usize, limit: usize) -> Decoded {
 /// JMeter's `setEncodingAndType`: charset from the Content-Type, `bin` for images,
 /// audio and video (bar a few textual ones), `text` otherwise.
 pub fn set_encoding_and_type(result: &mut SampleResult, content_type: &str) {
-    let lower = content_type.to_ascii_lowercase();
-    if let Some(pos) = lower.find("charset=") {
+    if let Some(pos) = find_charset(content_type.as_bytes()) {
         let charset = &content_type[pos + "charset=".len()..];
         let charset = charset.split(';').next().unwrap_or("").trim();
         let charset = charset.trim_matches('"');
@@ -127,6 +126,15 @@ pub fn set_encoding_and_type(result: &mut SampleResult, content_type: &str) {
             .iter()
             .any(|t| content_type.starts_with(t));
     result.data_type = if binary { "bin" } else { "text" };
+}
+
+/// Where `charset=` starts in a Content-Type (any case); most have no `=` at all.
+fn find_charset(content_type: &[u8]) -> Option<usize> {
+    const NAME: &[u8] = b"charset";
+    memchr::memchr_iter(b'=', content_type)
+        .filter(|&eq| eq >= NAME.len())
+        .map(|eq| eq - NAME.len())
+        .find(|&start| content_type[start..start + NAME.len()].eq_ignore_ascii_case(NAME))
 }
 
 fn decode_gzip(body: &[u8], limit: usize) -> Decoded {
@@ -173,6 +181,12 @@ mod tests {
             (r.data_encoding.as_str(), r.data_type),
             ("ISO-8859-1", "text")
         );
+        let mut upper = SampleResult::new(Arc::from("x"));
+        set_encoding_and_type(&mut upper, "text/plain; q=1; CharSet=\"UTF-8\"");
+        assert_eq!(upper.data_encoding, "UTF-8");
+        let mut none = SampleResult::new(Arc::from("x"));
+        set_encoding_and_type(&mut none, "text/plain; set=x; charset");
+        assert_eq!(none.data_encoding, "");
         set_encoding_and_type(&mut r, "image/png");
         assert_eq!(r.data_type, "bin");
         set_encoding_and_type(&mut r, "image/svg+xml");
