@@ -292,7 +292,7 @@ LDAP Ext 1-1 \| add \| 0 \| Success \| true \| text \| (341|329)
 #2.13'"'"'s TLS client cannot complete an LDAPS bind with "trust all" against current OpenLDAP (its trust-all socket factory fails the handshake), so its ldaps rows fail and the untrusted bind after them reports the closed connection
 LDAP Ext 1-1 \| ldaps (bind|search|untrusted) \| .*'
 SMTP_EXPECTED='#the whole-message size varies with the random digits of the Message-ID and the multipart boundary (both programs draw them)
-SMTP 1-1 \| (attachments|empty body size) \| 200 \| Message successfully sent!\\n \| true \| text \| [0-9]+
+SMTP 1-1 \| [^|]+ \| 200 \| Message successfully sent!\\n \| true \| text \| [0-9]+
 #2.13 prefixes failures with "Other MessagingException:" and the exception'"'"'s whole text (nested exceptions included); 5.6.3 (and jmxr) give the exception'"'"'s message
 SMTP 1-1 \| (bad recipient|refused) \| 500 \| (Other MessagingException: .*|Invalid Addresses|Couldn'"'"'t connect to host, port: 127\.0\.0\.1, [0-9]+; timeout 0) \| false \| text \| 20
 #2.13 does not enforce StartTLS ("Enforce StartTLS" sends in clear when the server does not offer it); 5.6.3 (and jmxr) fail the sample
