@@ -14,6 +14,36 @@ fn fixture_file(name: &str) -> String {
     format!("{}/jmx-fixtures/mail/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// This machine's canonical name as `getent` finds it: the host name's first address,
+/// named back (the bracketed address when it has no name).
+fn canonical_host_name() -> String {
+    let getent = |args: &[&str]| {
+        let output = std::process::Command::new("getent")
+            .args(args)
+            .output()
+            .expect("getent runs");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let host = String::from_utf8_lossy(
+        &std::process::Command::new("hostname")
+            .output()
+            .expect("hostname runs")
+            .stdout,
+    )
+    .trim()
+    .to_string();
+    let addresses = getent(&["ahosts", &host]);
+    let address = addresses
+        .split_whitespace()
+        .next()
+        .expect("the host name resolves")
+        .to_string();
+    getent(&["hosts", &address])
+        .split_whitespace()
+        .nth(1)
+        .map_or_else(|| format!("[{address}]"), str::to_string)
+}
+
 fn failed(sample: &Sample, code: &str, message: &str) {
     assert_eq!(
         (
@@ -89,6 +119,17 @@ fn smtp_sampler_sends_over_plain_starttls_and_ssl_and_fails_as_jmeter() {
             "X-Campaign",
             "X-Priority"
         ]
+    );
+    // The Message-ID ends with this machine's canonical name, as JavaMail's does: the host
+    // name's address named back by the resolver (`localhost` for an alias of 127.0.0.1).
+    let message_id = text
+        .request_headers
+        .lines()
+        .find_map(|l| l.strip_prefix("Message-Id: "))
+        .expect("a Message-Id");
+    assert!(
+        message_id.ends_with(&format!("@{}>", canonical_host_name())),
+        "{message_id}"
     );
     for line in [
         "From: Jane Sender <jane@example.com>",

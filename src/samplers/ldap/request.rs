@@ -70,7 +70,6 @@ impl LdapSampler {
         let table = eval_rows(&self.rows, cx);
         let mut result = new_result(cx, cx.label.clone());
         result.sampler_data = v.get("test").to_string();
-        result.data_type = "text";
         let mut clock = Clock::default();
         let stop = cx.user.run.stop_now.clone();
         let outcome = tokio::select! {
@@ -91,6 +90,9 @@ impl LdapSampler {
                 result.response_code = code.into();
                 result.response_message = message.into();
                 result.response_data = data.as_bytes().to_vec();
+                // JMeter marks only a successful answer as text: a failure's row has no
+                // data type.
+                result.data_type = "text";
                 result.set_success(true);
             }
             Err(naming) => {

@@ -248,7 +248,7 @@ impl SmtpSampler {
         let mut result = new_result(cx, cx.label.clone());
         result.set_success(false);
         let now_ms = chrono::Utc::now().timestamp_millis();
-        let host = gethostname::gethostname().to_string_lossy().into_owned();
+        let host = local_host_name().to_string();
         let message = match self.draft(&request, now_ms) {
             Ok(draft) => compose(&draft, now_ms, &host),
             Err(exception) => {
@@ -334,6 +334,92 @@ fn read_failure(_: io::Error) -> Failure {
 async fn command(connection: &mut Connection, line: &str) -> Result<Reply, Failure> {
     connection.send_line(line).await.map_err(read_failure)?;
     reply(connection).await
+}
+
+/// The name JavaMail gives this machine in `EHLO` and in the `Message-ID` (JMeter's
+/// `InetAddress.getLocalHost().getCanonicalHostName()`): the host name resolved, then the
+/// address named back (`localhost` when the host name is an alias of 127.0.0.1); the
+/// bracketed address when it has no name; `localhost` when the host name does not resolve.
+/// Looked up once: the lookups may be slow and the answer does not change during a run.
+fn local_host_name() -> &'static str {
+    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        let host = gethostname::gethostname().to_string_lossy().into_owned();
+        canonical_name(&host).unwrap_or_else(|| "localhost".into())
+    })
+}
+
+/// The canonical name of `host`: its first address named back by the resolver, or that
+/// address in brackets; `None` when `host` does not resolve.
+fn canonical_name(host: &str) -> Option<String> {
+    use std::net::{SocketAddr, ToSocketAddrs};
+    let address = (host, 0).to_socket_addrs().ok()?.next()?;
+    let literal = match address {
+        SocketAddr::V4(v4) => format!("[{}]", v4.ip()),
+        SocketAddr::V6(v6) => format!("[{}]", v6.ip()),
+    };
+    Some(name_of(&address).unwrap_or(literal))
+}
+
+/// The name the resolver gives `address` (`getnameinfo` with a name required).
+fn name_of(address: &std::net::SocketAddr) -> Option<String> {
+    let (storage, length) = socket_address(address);
+    let mut name = [0 as libc::c_char; 1025];
+    // SAFETY: `storage` holds a valid socket address of `length` bytes, and `name` is a
+    // writable buffer whose length is passed; no service name is asked for.
+    let status = unsafe {
+        libc::getnameinfo(
+            std::ptr::addr_of!(storage).cast::<libc::sockaddr>(),
+            length,
+            name.as_mut_ptr(),
+            name.len() as libc::socklen_t,
+            std::ptr::null_mut(),
+            0,
+            libc::NI_NAMEREQD,
+        )
+    };
+    if status != 0 {
+        return None;
+    }
+    // SAFETY: getnameinfo succeeded, so `name` holds a NUL-terminated string.
+    let text = unsafe { std::ffi::CStr::from_ptr(name.as_ptr()) };
+    Some(text.to_string_lossy().into_owned())
+}
+
+/// `address` as the C socket address `getnameinfo` reads.
+fn socket_address(address: &std::net::SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
+    // SAFETY: an all-zero sockaddr_storage is a valid (unspecified) socket address.
+    let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+    let length = match address {
+        std::net::SocketAddr::V4(v4) => {
+            let c = libc::sockaddr_in {
+                sin_family: libc::AF_INET as libc::sa_family_t,
+                sin_port: v4.port().to_be(),
+                sin_addr: libc::in_addr {
+                    s_addr: u32::from_ne_bytes(v4.ip().octets()),
+                },
+                sin_zero: [0; 8],
+            };
+            // SAFETY: sockaddr_storage is larger than sockaddr_in and suitably aligned.
+            unsafe { std::ptr::write(std::ptr::addr_of_mut!(storage).cast(), c) };
+            std::mem::size_of::<libc::sockaddr_in>()
+        }
+        std::net::SocketAddr::V6(v6) => {
+            let c = libc::sockaddr_in6 {
+                sin6_family: libc::AF_INET6 as libc::sa_family_t,
+                sin6_port: v6.port().to_be(),
+                sin6_flowinfo: v6.flowinfo(),
+                sin6_addr: libc::in6_addr {
+                    s6_addr: v6.ip().octets(),
+                },
+                sin6_scope_id: v6.scope_id(),
+            };
+            // SAFETY: sockaddr_storage is larger than sockaddr_in6 and suitably aligned.
+            unsafe { std::ptr::write(std::ptr::addr_of_mut!(storage).cast(), c) };
+            std::mem::size_of::<libc::sockaddr_in6>()
+        }
+    };
+    (storage, length as libc::socklen_t)
 }
 
 /// The extensions an `EHLO` reply lists, upper-cased (`STARTTLS`, `AUTH LOGIN PLAIN`).
@@ -547,6 +633,13 @@ impl Sampler for SmtpSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_loopback_address_is_named_back_as_localhost() {
+        // What JavaMail writes in the Message-ID when the host name is an alias of
+        // 127.0.0.1 (as in containers): the address's own name, not the alias.
+        assert_eq!(canonical_name("127.0.0.1").as_deref(), Some("localhost"));
+    }
 
     #[test]
     fn messages_are_dot_stuffed_with_crlf_line_ends() {
