@@ -537,7 +537,7 @@ impl HttpSampler {
                     result.response_data = auth::md5_hex(&result.response_data).into_bytes();
                 }
                 self.store_cookies(cx, hop.url, &set_cookies);
-                self.save_in_cache(cx, &result);
+                self.save_in_cache(cx, result);
             }
             Err(error) if self.java_implementation(cx) => {
                 response::fill_error(result, &java_error(error));
