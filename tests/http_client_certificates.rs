@@ -1,7 +1,9 @@
 //! Client certificates (mutual TLS) end to end: the keystore named by
 //! `-Djavax.net.ssl.keyStore` and the plan's Keystore Configuration, against an HTTPS
 //! server on 127.0.0.1 that requires a certificate from a CA made for the test with
-//! `openssl` (PKCS#12 in OpenSSL 3's and the legacy encryption, PEM with two entries).
+//! `openssl` (PKCS#12 in OpenSSL 3's and the legacy encryption, PEM with two entries,
+//! a PKCS#12 file with two entries not in alphabetical order), and the Keystore
+//! Configuration's fields as `${__P(...)}` expressions, `preload` included.
 
 mod support;
 
@@ -340,5 +342,238 @@ fn an_unusable_keystore_refuses_the_run() {
         assert!(!output.status.success(), "{file:?} was accepted");
         assert!(stderr.contains(expected), "{file:?}: {stderr}");
         assert!(!work.path().join("out.jtl").exists());
+    }
+}
+
+/// The Keystore Configuration of `client_certificate_props.jmx` takes its fields from
+/// `-J` properties: `ksStart`, `ksEnd`, `preload`, `aliasVar`.
+const PROPS_PLAN: &str = "http/client_certificate_props.jmx";
+
+/// Whose certificate each of the plan's two requests presented (one user).
+fn presented(pki: &Pki, server: &TestServer) -> Vec<&'static str> {
+    let requests = server.requests_to("/cert/1");
+    assert_eq!(requests.len(), 2);
+    let (alice, bob) = (pki.der("alice"), pki.der("bob"));
+    requests
+        .iter()
+        .map(|r| match &r.client_certificate {
+            Some(der) if *der == alice => "alice",
+            Some(der) if *der == bob => "bob",
+            Some(_) => "another",
+            None => "none",
+        })
+        .collect()
+}
+
+/// Index fields holding `${__P(...)}` are evaluated when the test starts.
+#[test]
+fn keystore_fields_take_expressions() {
+    let pki = Pki::new();
+    for (start, end, expected) in [("0", "0", "alice"), ("1", "1", "bob"), ("1", "-1", "bob")] {
+        let server = pki.server();
+        let mut flags = keystore_flags(&pki.path("both.pem"), "");
+        flags.push(format!("-JksStart={start}"));
+        flags.push(format!("-JksEnd={end}"));
+        let jtl = run(PROPS_PLAN, &server, &flags);
+        assert_eq!(jtl.values("success"), ["true"; 2], "{start}..{end}");
+        assert_eq!(presented(&pki, &server), [expected; 2], "{start}..{end}");
+    }
+}
+
+/// Runs the props plan expecting jmxr to refuse it; returns what it printed on stderr.
+fn refused_run(flags: &[String]) -> String {
+    let plan = fixtures().join(PROPS_PLAN);
+    let work = tempfile::tempdir().unwrap();
+    let mut args = vec![
+        "-n",
+        "-t",
+        plan.to_str().unwrap(),
+        "-l",
+        "out.jtl",
+        "-Jport=9",
+    ];
+    args.extend(flags.iter().map(String::as_str));
+    let output = jmxr(work.path(), &args);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(!output.status.success(), "accepted: {flags:?}");
+    assert!(!work.path().join("out.jtl").exists(), "{flags:?} sampled");
+    stderr
+}
+
+/// A start index after the end index stops the test before it starts, with JMeter's
+/// message, however the keystore is loaded.
+#[test]
+fn a_start_index_after_the_end_index_stops_the_test() {
+    let pki = Pki::new();
+    let mut flags = keystore_flags(&pki.path("both.pem"), "");
+    flags.extend([
+        "-JksStart=1".into(),
+        "-JksEnd=0".into(),
+        "-Jpreload=false".into(),
+    ]);
+    let stderr = refused_run(&flags);
+    assert!(
+        stderr.contains(
+            "Keystore Config error : Alias start index must be lower than Alias end index"
+        ),
+        "{stderr}"
+    );
+}
+
+/// `preload` true reads the keystore when the test starts: a wrong or missing password
+/// refuses the run before any sample, with JMeter's words.
+#[test]
+fn a_preloaded_keystore_that_cannot_be_opened_refuses_the_run() {
+    let pki = Pki::new();
+    let mut flags = keystore_flags(&pki.path("alice.p12"), "wrong");
+    flags.push("-Jpreload=true".into());
+    let stderr = refused_run(&flags);
+    let file = pki.path("alice.p12");
+    let expected = format!("Can't load keystore '{}'. Wrong password?", file.display());
+    assert!(stderr.contains(&expected), "{stderr}");
+
+    // No password at all: JMeter would ask in its GUI; without one it cannot.
+    let flags = vec![
+        format!("-Djavax.net.ssl.keyStore={}", file.display()),
+        "-Jpreload=TRUE".to_string(),
+    ];
+    let stderr = refused_run(&flags);
+    assert!(
+        stderr.contains("No password provided, and no GUI present so cannot prompt"),
+        "{stderr}"
+    );
+}
+
+/// `preload` false leaves the keystore until the first HTTPS connection: the run
+/// starts, and the samples that need the keystore fail with the reason.
+#[test]
+fn a_lazily_loaded_keystore_that_cannot_be_opened_fails_the_samples() {
+    let pki = Pki::new();
+    let server = pki.server();
+    let mut flags = keystore_flags(&pki.path("alice.p12"), "wrong");
+    flags.push("-Jpreload=false".into());
+    let jtl = run(PROPS_PLAN, &server, &flags);
+    assert_eq!(jtl.rows.len(), 2);
+    let expected_message = format!(
+        "Non HTTP response message: Could not create keystore: Can't load keystore '{}'. \
+         Wrong password?",
+        pki.path("alice.p12").display()
+    );
+    for row in &jtl.rows {
+        assert_eq!(jtl.get(row, "success"), "false", "{row:?}");
+        assert_eq!(
+            jtl.get(row, "responseCode"),
+            "Non HTTP response code: java.lang.IllegalArgumentException"
+        );
+        let message = jtl.get(row, "responseMessage");
+        assert!(message.starts_with(&expected_message), "{message}");
+    }
+    assert!(server.requests_to("/cert").is_empty());
+
+    // With the right password the lazy load succeeds at the first connection.
+    let server = pki.server();
+    let mut flags = keystore_flags(&pki.path("alice.p12"), "secret");
+    flags.push("-Jpreload=false".into());
+    let jtl = run(PROPS_PLAN, &server, &flags);
+    assert_eq!(jtl.values("success"), ["true"; 2]);
+    assert_eq!(presented(&pki, &server), ["alice"; 2]);
+}
+
+/// The DER element at the start of `data` whose tag is `tag`: (content, rest).
+fn der_element(data: &[u8], tag: u8) -> (&[u8], &[u8]) {
+    assert_eq!(data[0], tag, "unexpected DER tag");
+    let (length, header) = match data[1] {
+        short if short < 0x80 => (usize::from(short), 2),
+        long => {
+            let count = usize::from(long & 0x7F);
+            let length = data[2..2 + count]
+                .iter()
+                .fold(0, |n, &b| (n << 8) | usize::from(b));
+            (length, 2 + count)
+        }
+    };
+    data[header..].split_at(length)
+}
+
+/// A DER element of `tag` around `content`.
+fn der_wrap(tag: u8, content: &[u8]) -> Vec<u8> {
+    let mut out = vec![tag];
+    let length = content.len();
+    if length < 0x80 {
+        out.push(length as u8);
+    } else {
+        let bytes: Vec<u8> = length
+            .to_be_bytes()
+            .into_iter()
+            .skip_while(|&b| b == 0)
+            .collect();
+        out.push(0x80 | bytes.len() as u8);
+        out.extend(bytes);
+    }
+    out.extend_from_slice(content);
+    out
+}
+
+/// The ContentInfos of a MAC-less PKCS#12 file's AuthenticatedSafe.
+fn content_infos(pfx: &[u8]) -> Vec<u8> {
+    let (pfx, _) = der_element(pfx, 0x30);
+    let (_version, rest) = der_element(pfx, 0x02);
+    let (auth_safe, _) = der_element(rest, 0x30);
+    let (_data_oid, rest) = der_element(auth_safe, 0x06);
+    let (explicit, _) = der_element(rest, 0xA0);
+    let (octets, _) = der_element(explicit, 0x04);
+    der_element(octets, 0x30).0.to_vec()
+}
+
+/// One PKCS#12 file holding the key entries of `parts` in that order: OpenSSL writes one
+/// key per file, so the test joins the AuthenticatedSafe contents of MAC-less files.
+fn join_pkcs12(parts: &[Vec<u8>]) -> Vec<u8> {
+    let infos: Vec<u8> = parts.iter().flat_map(|p| content_infos(p)).collect();
+    let data_oid = [
+        0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01,
+    ];
+    let octets = der_wrap(0x04, &der_wrap(0x30, &infos));
+    let auth_safe = der_wrap(0x30, &[&data_oid[..], &der_wrap(0xA0, &octets)].concat());
+    der_wrap(0x30, &[&[0x02, 0x01, 0x03][..], &auth_safe].concat())
+}
+
+/// PKCS#12 entries go out in file order, as Java's `KeyStore.aliases()` lists them,
+/// not sorted by alias: `Zulu` (alice) comes first, then `Alpha` (bob).
+#[test]
+fn pkcs12_entries_keep_the_files_order() {
+    let pki = Pki::new();
+    let mut parts = Vec::new();
+    for (name, alias) in [("alice", "Zulu"), ("bob", "Alpha")] {
+        let out = format!("{name}-nomac.p12");
+        openssl(
+            pki.dir.path(),
+            &[
+                "pkcs12",
+                "-export",
+                "-in",
+                &format!("{name}.pem"),
+                "-inkey",
+                &format!("{name}.key"),
+                "-name",
+                alias,
+                "-out",
+                &out,
+                "-passout",
+                "pass:secret",
+                "-nomac",
+            ],
+        );
+        parts.push(std::fs::read(pki.path(&out)).unwrap());
+    }
+    let joined = pki.path("zulu-alpha.p12");
+    std::fs::write(&joined, join_pkcs12(&parts)).unwrap();
+    for (index, expected) in [("0", "alice"), ("1", "bob")] {
+        let server = pki.server();
+        let mut flags = keystore_flags(&joined, "secret");
+        flags.push(format!("-JksStart={index}"));
+        flags.push(format!("-JksEnd={index}"));
+        let jtl = run(PROPS_PLAN, &server, &flags);
+        assert_eq!(jtl.values("success"), ["true"; 2], "entry {index}");
+        assert_eq!(presented(&pki, &server), [expected; 2], "entry {index}");
     }
 }

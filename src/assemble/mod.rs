@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use crate::expr::{FunctionRegistry, Template};
 use crate::jmx::{Element, TestTree};
-use crate::plan::config::keystore::KeystoreSettings;
+use crate::plan::config::keystore::KeystoreConfig;
 use crate::plan::context::argument_rows;
 use crate::plan::controllers;
 use crate::plan::registry::{self, Family, Status};
@@ -122,7 +122,7 @@ struct Builder<'f> {
     /// The plan's JDBC Connection Configurations: a pool serves every thread group.
     data_sources: Arc<jdbc::DataSources>,
     /// The last Keystore Configuration met: it configures the run's one keystore.
-    keystore: Option<KeystoreSettings>,
+    keystore: Option<KeystoreConfig>,
 }
 
 /// The non-ordered elements found at one level of the tree.

@@ -163,14 +163,9 @@ pub async fn run(config: RunConfig) -> Outcome {
     shared.schedule_origin = start.map(|start| start.instant);
     let shared = Arc::new(shared);
     super::script_sandbox::install(&shared.test.plan_dir, &shared.props);
-    match crate::samplers::http::keystore::install(&shared, &config.system, plan.keystore.as_ref())
-    {
-        Ok(0) => {}
-        Ok(count) => runlog::info(&format!("Total of {count} aliases loaded OK from keystore")),
-        Err(message) => {
-            eprintln!("An error occurred: {message}");
-            return Outcome::BadInput;
-        }
+    if let Err(message) = crate::samplers::http::keystore::install(&shared, &config.system, &plan) {
+        eprintln!("An error occurred: {message}");
+        return Outcome::BadInput;
     }
     let mut progress = super::progress::display(&plan, &config, &shared);
     let console: Box<dyn std::io::Write + Send> = match &progress {

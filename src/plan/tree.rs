@@ -36,7 +36,7 @@ pub struct TestPlan {
     /// jp@gc Flexible File Writers.
     pub flexible_file_writers: Vec<super::flexible_file_writer::FlexibleFileWriterSpec>,
     /// The Keystore Configuration in effect (the last in tree order), if the plan has one.
-    pub keystore: Option<super::config::keystore::KeystoreSettings>,
+    pub keystore: Option<super::config::keystore::KeystoreConfig>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
