@@ -31,6 +31,15 @@ measure() { # name threads command...
 
 measure jmxr "$THREADS" "$ROOT/target/release/jmxr" -n -t "$PLAN" -l "$WORK/jmxr.jtl" \
   -Jthreads="$THREADS" -Jduration="$DURATION"
+# On time: the timer comes before the sampler and a timer that would end after the
+# scheduler's end stops the user, so each user samples at 1 s, 2 s, ... DURATION-1 s:
+# DURATION-1 samples per user. The check: within 2 % of that.
+awk -v users="$THREADS" -v duration="$DURATION" '$1 == "jmxr" {
+  expected = users * (duration - 1)
+  printf "jmxr on time: %d samples of %d expected (%d users x %d ticks) = %.2f %%: %s\n",
+    $6, expected, users, duration - 1, 100 * $6 / expected,
+    ($6 >= 0.98 * expected && $6 <= 1.02 * expected) ? "PASS" : "FAIL"
+}' "$WORK/results"
 
 ORACLE="$ROOT/../shared/tools/jmeter213/jmeter213"
 if [ -x /usr/bin/jmeter ] && [ -x "$ORACLE" ]; then
