@@ -40,25 +40,31 @@ fn save_responses_to_a_file_writes_each_response_and_names_it() {
             "-Jjmeter.save.saveservice.filename=true",
         ],
     );
+    // As in JMeter, a row's sample variables are taken before the listeners run, so
+    // the variable Save Responses sets shows in the next row.
     let page = jtl.one("page");
-    assert_eq!(jtl.get(page, "saved"), "saved/1_001.html");
+    assert_eq!(jtl.get(page, "saved"), "null");
     assert_eq!(jtl.get(page, "Filename"), "saved/1_001.html");
     assert_eq!(read(work.path(), "saved/1_001.html"), "<html>page</html>");
 
     // The redirect's parent takes the next number, then its two sub-samples.
     let moved = jtl.one("moved");
-    assert_eq!(jtl.get(moved, "saved"), "saved/1_002.plain");
-    assert_eq!(jtl.get(moved, "saved1"), "saved/1_003.plain");
-    assert_eq!(jtl.get(moved, "saved2"), "saved/1_004.plain");
+    assert_eq!(jtl.get(moved, "Filename"), "saved/1_002.plain");
+    assert_eq!(jtl.get(moved, "saved"), "saved/1_001.html");
+    assert_eq!(jtl.get(moved, "saved1"), "null");
     assert_eq!(read(work.path(), "saved/1_002.plain"), "final text");
     assert_eq!(read(work.path(), "saved/1_003.plain"), "");
     assert_eq!(read(work.path(), "saved/1_004.plain"), "final text");
 
     let checked = jtl.one("checked");
     assert_eq!(jtl.get(checked, "success"), "false");
-    assert_eq!(jtl.get(checked, "saved"), "saved/1_005.json");
-    assert_eq!(jtl.get(checked, "failed_file"), "errors/failed_1");
-    assert_eq!(jtl.get(checked, "Filename"), "errors/failed_1");
+    assert_eq!(jtl.get(checked, "saved"), "saved/1_002.plain");
+    assert_eq!(jtl.get(checked, "saved1"), "saved/1_003.plain");
+    assert_eq!(jtl.get(checked, "saved2"), "saved/1_004.plain");
+    assert_eq!(jtl.get(checked, "failed_file"), "null");
+    // JMeter tells the innermost listeners first: the "errors only" saver under the
+    // sampler, then the plan's, whose file name the row keeps.
+    assert_eq!(jtl.get(checked, "Filename"), "saved/1_005.json");
     assert_eq!(read(work.path(), "errors/failed_1"), r#"{"n":1}"#);
 
     // The transaction's own sample is not saved, and nothing else was written.

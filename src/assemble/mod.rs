@@ -164,10 +164,12 @@ fn package(levels: &[Level<'_>]) -> ScopePackage {
         out.pre.extend(level.pre.iter().cloned());
         out.post.extend(level.post.iter().cloned());
         out.assertions.extend(level.assertions.iter().cloned());
+    }
+    // Sample listeners innermost first, as JMeter's `TestCompiler` lists them: with two
+    // Save Responses elements, the outer one's file name is the one the row keeps.
+    for level in levels.iter().rev() {
         out.sample_listeners
             .extend(level.sample_listeners.iter().cloned());
-    }
-    for level in levels.iter().rev() {
         out.timers.extend(level.timers.iter().cloned());
         listeners.extend(level.listeners.iter().copied());
         actions.extend(level.result_actions.iter().copied());

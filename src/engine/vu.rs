@@ -367,6 +367,10 @@ impl VirtualUser {
             // The parsed forms that post-processors and assertions shared are not
             // needed by the recorded sample, and `prev` would keep them a whole iteration.
             sample.forget_parsed();
+            // JMeter takes the sample variables when it makes the sample event, before
+            // any listener runs: a variable a listener sets (Save Responses' file name)
+            // shows in the next row, not in this one.
+            self.capture_sample_variables(sample);
             for listener in &scope.sample_listeners {
                 listener.sample_finished(sample, &mut self.user);
             }
@@ -457,13 +461,8 @@ impl VirtualUser {
     /// Records a finished sample: into the innermost parent-mode transaction if one is
     /// open, else onto the bus; open non-parent transactions count it.
     pub(super) async fn record(&mut self, mut result: Arc<SampleResult>, listeners: &Arc<[usize]>) {
-        let run = &self.user.run;
-        if !run.sample_variables.is_empty() {
-            unshared(&mut result).sample_variables = run
-                .sample_variables
-                .iter()
-                .map(|name| self.user.vars.get(name).map(str::to_string))
-                .collect();
+        if result.sample_variables.is_empty() {
+            self.capture_sample_variables(unshared(&mut result));
         }
         self.user.prev = Some(result.clone());
         let mut published = true;
@@ -489,6 +488,17 @@ impl VirtualUser {
             // whose samples complete at once gave its worker back now and then; with
             // batches the budget is spent here instead.
             tokio::task::consume_budget().await;
+        }
+    }
+
+    /// Keeps the values of the run's `sample_variables` with the sample, for its row.
+    fn capture_sample_variables(&self, sample: &mut SampleResult) {
+        let names = &self.user.run.sample_variables;
+        if !names.is_empty() {
+            sample.sample_variables = names
+                .iter()
+                .map(|name| self.user.vars.get(name).map(str::to_string))
+                .collect();
         }
     }
 
