@@ -248,14 +248,17 @@ impl Incoming {
         self.headers.len()
     }
 
-    /// The last header `name` (case-insensitive), as HttpClient's `getLastHeader`.
+    /// The last header of a name every response is asked for, noted while the head was
+    /// parsed: no name is compared again.
+    pub fn known_header(&self, which: Known) -> Option<&str> {
+        let at = self.known.last[which as usize].checked_sub(1)?;
+        Some(&self.head[self.headers[at as usize].1.clone()])
+    }
+
+    /// The last header `name` (case-insensitive), as HttpClient's `getLastHeader`: the
+    /// general lookup that [`Incoming::known_header`] stands for in the client.
+    #[cfg(test)]
     pub fn header(&self, name: &str) -> Option<&str> {
-        // The client and the sampler ask every response for the same few headers: those
-        // were noted while the head was parsed.
-        if let Some(known) = KnownHeaders::slot(name.as_bytes()) {
-            let at = self.known.last[known].checked_sub(1)?;
-            return Some(&self.head[self.headers[at as usize].1.clone()]);
-        }
         let head = self.head.as_bytes();
         self.headers
             .iter()
@@ -263,11 +266,19 @@ impl Incoming {
             .find(|(n, _)| head[n.clone()].eq_ignore_ascii_case(name.as_bytes()))
             .map(|(_, v)| &self.head[v.clone()])
     }
+}
 
-    /// Whether the response has a header `name` (case-insensitive).
-    pub fn has_header(&self, name: &str) -> bool {
-        self.header(name).is_some()
-    }
+/// The headers the client and the sampler ask every response for, in the order of
+/// [`KnownHeaders::NAMES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Known {
+    ContentLength = 0,
+    TransferEncoding,
+    Connection,
+    ContentType,
+    ContentEncoding,
+    Location,
+    SetCookie,
 }
 
 /// Where the last header of each name in [`KnownHeaders::NAMES`] is among a response's
@@ -605,11 +616,11 @@ async fn send_and_read(
     incoming.sent = sent;
     incoming.connect_ms = connect_ms;
     let close = incoming
-        .header("Connection")
+        .known_header(Known::Connection)
         .is_some_and(|v| v.eq_ignore_ascii_case("close"));
     let http11_or_kept = incoming.head.starts_with("HTTP/1.1")
         || incoming
-            .header("Connection")
+            .known_header(Known::Connection)
             .is_some_and(|v| v.eq_ignore_ascii_case("keep-alive"));
     let reusable =
         out.keep_alive && !close && http11_or_kept && !matches!(framing, Framing::UntilClose);
@@ -801,12 +812,15 @@ fn framing(method: &str, incoming: &Incoming) -> Framing {
         return Framing::None;
     }
     if incoming
-        .header("Transfer-Encoding")
+        .known_header(Known::TransferEncoding)
         .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
     {
         return Framing::Chunked;
     }
-    match incoming.header("Content-Length").map(|v| v.trim().parse()) {
+    match incoming
+        .known_header(Known::ContentLength)
+        .map(|v| v.trim().parse())
+    {
         Some(Ok(length)) => Framing::Length(length),
         _ => Framing::UntilClose,
     }
@@ -1098,13 +1112,25 @@ mod tests {
     fn headers_are_found_by_name_in_any_case_the_last_one_winning() {
         let head = "HTTP/1.1 200 OK\r\ncontent-length: 5\r\nServer: a\r\nCONTENT-LENGTH: 7\r\nset-cookie: x=1\r\nSet-Cookie: y=2\r\nServer: b";
         let incoming = Incoming::from_head(200, head.to_string(), Vec::new());
-        assert_eq!(incoming.header("Content-Length"), Some("7"));
+        assert_eq!(incoming.known_header(Known::ContentLength), Some("7"));
         assert_eq!(incoming.header("content-length"), Some("7"));
         assert_eq!(incoming.header("Server"), Some("b"));
-        assert_eq!(incoming.header("Set-Cookie"), Some("y=2"));
-        assert!(incoming.has_header("SET-COOKIE"));
-        for absent in ["Location", "Content-Type", "Connection", "X-Other"] {
-            assert_eq!(incoming.header(absent), None, "{absent}");
+        assert_eq!(incoming.known_header(Known::SetCookie), Some("y=2"));
+        for absent in [Known::Location, Known::ContentType, Known::Connection] {
+            assert_eq!(incoming.known_header(absent), None, "{absent:?}");
+        }
+        assert_eq!(incoming.header("X-Other"), None);
+        let named = [
+            (Known::ContentLength, "Content-Length"),
+            (Known::TransferEncoding, "Transfer-Encoding"),
+            (Known::Connection, "Connection"),
+            (Known::ContentType, "Content-Type"),
+            (Known::ContentEncoding, "Content-Encoding"),
+            (Known::Location, "Location"),
+            (Known::SetCookie, "Set-Cookie"),
+        ];
+        for (which, name) in named {
+            assert_eq!(KnownHeaders::NAMES[which as usize], name);
         }
     }
 

@@ -525,15 +525,16 @@ impl HttpSampler {
                 if http2::answered(&incoming) {
                     result.request_headers = http2::sent_headers(&result.request_headers);
                 }
-                let set_cookies: Vec<String> = if incoming.has_header("Set-Cookie") {
-                    incoming
-                        .headers()
-                        .filter(|(n, _)| n.eq_ignore_ascii_case("Set-Cookie"))
-                        .map(|(_, v)| v.to_string())
-                        .collect()
-                } else {
-                    Vec::new()
-                };
+                let set_cookies: Vec<String> =
+                    if incoming.known_header(client::Known::SetCookie).is_some() {
+                        incoming
+                            .headers()
+                            .filter(|(n, _)| n.eq_ignore_ascii_case("Set-Cookie"))
+                            .map(|(_, v)| v.to_string())
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
                 response::fill(result, incoming, self.max_body);
                 let md5_only =
                     self.embedded.is_some() && cx.user.slot(HTTP_SLOT, UserHttp::default).md5_only;

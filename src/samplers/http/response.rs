@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use super::client::{body_too_large, head_lines, Incoming, TransportError};
+use super::client::{body_too_large, head_lines, Incoming, Known, TransportError};
 use crate::sample::SampleResult;
 use crate::sample::Text;
 
@@ -58,15 +58,15 @@ pub fn fill(result: &mut SampleResult, incoming: Incoming, max_body: usize) {
         reason => reason.to_string().into(),
     };
     result.set_success((200..=399).contains(&incoming.status));
-    if let Some(content_type) = incoming.header("Content-Type") {
+    if let Some(content_type) = incoming.known_header(Known::ContentType) {
         result.content_type = content_type.to_string();
         set_encoding_and_type(result, content_type);
     }
     if is_redirect_code(incoming.status) {
-        result.redirect_location = incoming.header("Location").map(str::to_string);
+        result.redirect_location = incoming.known_header(Known::Location).map(str::to_string);
     }
     let encoding = incoming
-        .header("Content-Encoding")
+        .known_header(Known::ContentEncoding)
         .map(|v| v.trim().to_ascii_lowercase());
     result.response_headers = headers;
     let decoded = match encoding.as_deref() {
