@@ -116,21 +116,8 @@ fn initial_variables(plan: &TestPlan, run: &RunShared) -> Variables {
             vars.put(name, value);
         }
     }
-    let thread = ThreadInfo::default();
     let mut rng = new_rng(run.seed, 0);
-    for element in &plan.variables {
-        let mut scratch = vars.clone();
-        let values: Vec<(String, String)> = element
-            .iter()
-            .map(|(name, template)| {
-                let mut cx = run.eval_context(&mut scratch, &thread, &mut rng);
-                (name.clone(), template.eval(&mut cx))
-            })
-            .collect();
-        for (name, value) in values {
-            vars.put(name, value);
-        }
-    }
+    run.add_plan_variables(&plan.variables, &mut vars, &mut rng);
     vars.put("JMeterThread.last_sample_ok", "true");
     vars
 }

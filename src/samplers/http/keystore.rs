@@ -260,21 +260,8 @@ pub fn install(
 /// a TestBean prepared when the test starts.
 fn start_variables(plan: &TestPlan, run: &RunShared) -> Variables {
     let mut vars = Variables::new();
-    let thread = ThreadInfo::default();
     let mut rng = <rand::rngs::SmallRng as rand::SeedableRng>::seed_from_u64(0);
-    for element in &plan.variables {
-        let mut scratch = vars.clone();
-        let values: Vec<(String, String)> = element
-            .iter()
-            .map(|(name, template)| {
-                let mut cx = run.eval_context(&mut scratch, &thread, &mut rng);
-                (name.clone(), template.eval(&mut cx))
-            })
-            .collect();
-        for (name, value) in values {
-            vars.put(name, value);
-        }
-    }
+    run.add_plan_variables(&plan.variables, &mut vars, &mut rng);
     vars
 }
 
