@@ -117,7 +117,7 @@ fn initial_variables(plan: &TestPlan, run: &RunShared) -> Variables {
         }
     }
     let mut rng = new_rng(run.seed, 0);
-    run.add_plan_variables(&plan.variables, &mut vars, &mut rng);
+    crate::expr::add_plan_variables(run, &plan.variables, &mut vars, &mut rng);
     vars.put("JMeterThread.last_sample_ok", "true");
     vars
 }

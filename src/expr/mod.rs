@@ -23,6 +23,31 @@ use parking_lot::RwLock;
 
 use crate::user_state::EvalContext;
 
+/// Adds the Test Plan's User Defined Variables to `vars`, each element evaluated against
+/// the variables before it (JMeter's `Arguments` of the plan at test start). The scheduler
+/// and the Keystore Configuration both start from these values.
+pub fn add_plan_variables(
+    run: &crate::user_state::RunShared,
+    elements: &[Vec<(String, Template)>],
+    vars: &mut crate::user_state::Variables,
+    rng: &mut rand::rngs::SmallRng,
+) {
+    let thread = crate::user_state::ThreadInfo::default();
+    for element in elements {
+        let mut scratch = vars.clone();
+        let values: Vec<(String, String)> = element
+            .iter()
+            .map(|(name, template)| {
+                let mut cx = run.eval_context(&mut scratch, &thread, rng);
+                (name.clone(), template.eval(&mut cx))
+            })
+            .collect();
+        for (name, value) in values {
+            vars.put(name, value);
+        }
+    }
+}
+
 /// A compiled property value.
 #[derive(Clone)]
 pub struct Template {

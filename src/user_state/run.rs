@@ -125,30 +125,6 @@ impl RunShared {
         }
     }
 
-    /// Adds the Test Plan's User Defined Variables to `vars`, each element evaluated
-    /// against the variables before it (JMeter's `Arguments` of the plan at test start).
-    pub fn add_plan_variables(
-        &self,
-        elements: &[Vec<(String, crate::expr::Template)>],
-        vars: &mut crate::user_state::Variables,
-        rng: &mut rand::rngs::SmallRng,
-    ) {
-        let thread = crate::user_state::ThreadInfo::default();
-        for element in elements {
-            let mut scratch = vars.clone();
-            let values: Vec<(String, String)> = element
-                .iter()
-                .map(|(name, template)| {
-                    let mut cx = self.eval_context(&mut scratch, &thread, rng);
-                    (name.clone(), template.eval(&mut cx))
-                })
-                .collect();
-            for (name, value) in values {
-                vars.put(name, value);
-            }
-        }
-    }
-
     /// The token that ends the current phase gracefully.
     pub fn stop_token(&self) -> CancellationToken {
         self.stop.lock().clone()

@@ -261,7 +261,7 @@ pub fn install(
 fn start_variables(plan: &TestPlan, run: &RunShared) -> Variables {
     let mut vars = Variables::new();
     let mut rng = <rand::rngs::SmallRng as rand::SeedableRng>::seed_from_u64(0);
-    run.add_plan_variables(&plan.variables, &mut vars, &mut rng);
+    crate::expr::add_plan_variables(run, &plan.variables, &mut vars, &mut rng);
     vars
 }
 
