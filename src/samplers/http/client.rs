@@ -188,7 +188,8 @@ pub struct Outgoing<'a> {
 /// What came back, with the measurements.
 pub struct Incoming {
     pub status: u16,
-    /// The response head as received, without the final empty line.
+    /// The response head as JMeter records it: the status line and the header lines
+    /// as received, each ending in `\n` instead of CRLF (HttpClient's header text).
     head: String,
     /// Where the status line's reason and each header's name and value sit in `head`.
     reason: Range<usize>,
@@ -210,9 +211,14 @@ impl Incoming {
     /// HTTP/1.1 responses are.
     pub(super) fn from_head(status: u16, head: String, body: Vec<u8>) -> Incoming {
         // The head is written from HTTP/2 frames, which hold no line HTTP/1.1 refuses.
-        let (reason, headers, known) = match parse_head(&head) {
-            Ok((_, reason, headers, known)) => (reason, headers, known),
-            Err(_) => (0..0, Vec::new(), KnownHeaders::default()),
+        let (head, reason, headers, known) = match parse_head(&head) {
+            Ok(parsed) => (parsed.text, parsed.reason, parsed.headers, parsed.known),
+            Err(_) => (
+                condensed_head(&head),
+                0..0,
+                Vec::new(),
+                KnownHeaders::default(),
+            ),
         };
         Incoming {
             status,
@@ -228,9 +234,18 @@ impl Incoming {
         }
     }
 
-    /// The head as received: status line and header lines separated by CRLF.
+    /// The status line and header lines as received, each ending in `\n`.
     pub fn head(&self) -> &str {
         &self.head
+    }
+
+    /// The head text, for the sample's response headers; the headers cannot be asked
+    /// for afterwards.
+    pub(super) fn take_head(&mut self) -> String {
+        self.headers.clear();
+        self.known = KnownHeaders::default();
+        self.reason = 0..0;
+        std::mem::take(&mut self.head)
     }
 
     pub fn reason(&self) -> &str {
@@ -312,10 +327,11 @@ impl KnownHeaders {
             8 => &[5],
             _ => return None,
         };
-        candidates
-            .iter()
-            .copied()
-            .find(|&k| name.eq_ignore_ascii_case(Self::NAMES[k].as_bytes()))
+        // Servers mostly write the names as the standards do: an exact match first.
+        candidates.iter().copied().find(|&k| {
+            let known = Self::NAMES[k].as_bytes();
+            name == known || name.eq_ignore_ascii_case(known)
+        })
     }
 
     fn note(&mut self, name: &[u8], index: usize) {
@@ -637,18 +653,19 @@ async fn read_response<S: AsyncRead + Unpin>(
     let Some(head_len) = reader.read_head().await? else {
         return Ok(None);
     };
-    let head = match std::str::from_utf8(&reader.buf[..head_len - 4]) {
-        Ok(text) => text.to_string(),
-        Err(_) => String::from_utf8_lossy(&reader.buf[..head_len - 4]).into_owned(),
+    let raw = &reader.buf[..head_len - 4];
+    // Heads are ASCII as a rule: checked at once, the lossy conversion is for the others.
+    let parsed = match std::str::from_utf8(raw) {
+        Ok(raw) => parse_head(raw)?,
+        Err(_) => parse_head(&String::from_utf8_lossy(raw))?,
     };
     reader.pos = head_len;
-    let (status, reason, headers, known) = parse_head(&head)?;
     let mut incoming = Incoming {
-        status,
-        head,
-        reason,
-        headers,
-        known,
+        status: parsed.status,
+        head: parsed.text,
+        reason: parsed.reason,
+        headers: parsed.headers,
+        known: parsed.known,
         body: Vec::new(),
         received: 0,
         sent: 0,
@@ -683,22 +700,34 @@ pub(super) async fn read_response_from<S: AsyncRead + Unpin>(
     Ok(read.map(|(incoming, _)| incoming))
 }
 
-/// Status code, reason and header positions of a response head.
-type ParsedHead = (
-    u16,
-    Range<usize>,
-    Vec<(Range<usize>, Range<usize>)>,
-    KnownHeaders,
-);
+/// A response head taken apart.
+#[derive(Debug)]
+struct ParsedHead {
+    status: u16,
+    /// The head as JMeter records it (see [`condensed_head`]); the ranges index it.
+    text: String,
+    reason: Range<usize>,
+    headers: Vec<(Range<usize>, Range<usize>)>,
+    known: KnownHeaders,
+}
 
-/// Finds the status code, the reason and the headers in a response head; refuses what
-/// HttpClient 4's parser refuses: a first line that is no status line, a status code that
-/// is no number, a header line without a colon (lines starting with a space or tab
-/// continue the header before them).
-fn parse_head(head: &str) -> Result<ParsedHead, TransportError> {
-    let bytes = head.as_bytes();
-    let mut lines = head_lines(head);
-    let status_end = lines.next().map_or(0, |(_, end)| end);
+/// Finds the status code, the reason and the headers in a response head (without its
+/// final empty line) and condenses it as [`condensed_head`] does, in one pass; refuses
+/// what HttpClient 4's parser refuses: a first line that is no status line, a status
+/// code that is no number, a header line without a colon (lines starting with a space or
+/// tab continue the header before them).
+fn parse_head(raw: &str) -> Result<ParsedHead, TransportError> {
+    let bytes = raw.as_bytes();
+    let len = bytes.len();
+    let line_end = |next: usize, start: usize| {
+        if next > start && bytes[next - 1] == b'\r' {
+            next - 1
+        } else {
+            next
+        }
+    };
+    let status_next = memchr::memchr(b'\n', bytes).unwrap_or(len);
+    let status_end = line_end(status_next, 0);
     let status_line = &bytes[..status_end];
     if !status_line.starts_with(b"HTTP/") {
         return Err(protocol_error(
@@ -710,41 +739,92 @@ fn parse_head(head: &str) -> Result<ParsedHead, TransportError> {
         Some(first) => {
             let rest = &status_line[first + 1..];
             let code_end = memchr::memchr(b' ', rest).unwrap_or(rest.len());
-            let status = std::str::from_utf8(&rest[..code_end])
-                .ok()
-                .and_then(|code| code.parse::<u16>().ok())
-                .filter(|code| (100..1000).contains(code))
-                .ok_or_else(|| {
-                    protocol_error(&format!(
-                        "Unable to parse status code from status line: {}",
-                        &head[..status_end]
-                    ))
-                })?;
+            let status = status_code(&rest[..code_end]).ok_or_else(|| {
+                protocol_error(&format!(
+                    "Unable to parse status code from status line: {}",
+                    &raw[..status_end]
+                ))
+            })?;
             (status, (first + 1 + code_end + 1).min(status_end))
         }
         None => {
             return Err(protocol_error(&format!(
                 "Invalid status line: {}",
-                &head[..status_end]
+                &raw[..status_end]
             )))
         }
     };
+    let mut text = String::with_capacity(len + 1);
+    text.push_str(&raw[..status_end]);
+    text.push('\n');
     let mut headers = Vec::with_capacity(12);
     let mut known = KnownHeaders::default();
-    for (start, end) in lines {
-        if let Some(colon) = memchr::memchr(b':', &bytes[start..end]) {
-            let name = trimmed(bytes, start, start + colon);
-            let value = trimmed(bytes, start + colon + 1, end);
-            known.note(&bytes[name.clone()], headers.len());
-            headers.push((name, value));
-        } else if !matches!(bytes.get(start), Some(b' ' | b'\t')) {
-            return Err(protocol_error(&format!(
-                "Invalid header: {}",
-                &head[start..end]
-            )));
+    let mut start = status_next + 1;
+    while start <= len {
+        // Names are short: a byte loop finds the colon (or the line's end) sooner than a
+        // vector search would start; the value's end is searched for.
+        let mut at = start;
+        while at < len && bytes[at] != b':' && bytes[at] != b'\n' {
+            at += 1;
         }
+        let colon = (at < len && bytes[at] == b':').then_some(at);
+        let next = match colon {
+            Some(colon) => {
+                memchr::memchr(b'\n', &bytes[colon + 1..]).map_or(len, |p| colon + 1 + p)
+            }
+            None => at,
+        };
+        let end = line_end(next, start);
+        // Where this line's bytes sit in `text`: the CRs left out before it shift them.
+        let shift = start - text.len();
+        text.push_str(&raw[start..end]);
+        text.push('\n');
+        match colon {
+            Some(colon) => {
+                let name = trimmed(bytes, start, colon);
+                let value = trimmed(bytes, colon + 1, end);
+                known.note(&bytes[name.clone()], headers.len());
+                headers.push((
+                    name.start - shift..name.end - shift,
+                    value.start - shift..value.end - shift,
+                ));
+            }
+            None if matches!(bytes.get(start), Some(b' ' | b'\t')) => {}
+            None => {
+                return Err(protocol_error(&format!(
+                    "Invalid header: {}",
+                    &raw[start..end]
+                )))
+            }
+        }
+        start = next + 1;
     }
-    Ok((status, reason_start..status_end, headers, known))
+    Ok(ParsedHead {
+        status,
+        text,
+        reason: reason_start..status_end,
+        headers,
+        known,
+    })
+}
+
+/// A status code of three digits, as HttpClient reads it (`Integer.parseInt`, then
+/// 100..999).
+fn status_code(digits: &[u8]) -> Option<u16> {
+    let code = std::str::from_utf8(digits).ok()?.parse::<u16>().ok()?;
+    (100..1000).contains(&code).then_some(code)
+}
+
+/// The head as HttpClient gives it to JMeter: each line of `raw` (the head without its
+/// final empty line), cut as `split('\n')` cuts it and without a CR before the LF,
+/// followed by `\n`.
+pub(super) fn condensed_head(raw: &str) -> String {
+    let mut text = String::with_capacity(raw.len() + 1);
+    for line in raw.split('\n') {
+        text.push_str(line.strip_suffix('\r').unwrap_or(line));
+        text.push('\n');
+    }
+    text
 }
 
 /// A response HttpClient 4's parser refuses, as JMeter reports it: the parser's
@@ -762,27 +842,6 @@ pub fn body_too_large(limit: usize) -> TransportError {
         "java.io.IOException",
         format!("Response body larger than {limit} bytes (property {MAX_BODY_PROPERTY})"),
     )
-}
-
-/// The lines of a response head as byte ranges, each without its LF and a CR before it,
-/// as `head.split('\n')` cuts them (a head ending in LF has an empty last line).
-pub(super) fn head_lines(head: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let bytes = head.as_bytes();
-    let mut start = 0;
-    std::iter::from_fn(move || {
-        if start > bytes.len() {
-            return None;
-        }
-        let next = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p);
-        let end = if next > start && bytes[next - 1] == b'\r' {
-            next - 1
-        } else {
-            next
-        };
-        let line = (start, end);
-        start = next + 1;
-        Some(line)
-    })
 }
 
 /// The range `start..end` of `bytes` without the spaces and tabs around it: HttpClient
@@ -1076,26 +1135,52 @@ mod tests {
     }
 
     #[test]
-    fn head_lines_cut_as_split_on_lf_without_the_cr() {
-        let lines = |head: &str| -> Vec<String> {
-            head_lines(head)
-                .map(|(start, end)| head[start..end].to_string())
-                .collect()
-        };
+    fn the_head_is_condensed_as_split_on_lf_without_the_cr() {
         assert_eq!(
-            lines("HTTP/1.1 200 OK\r\nA: b\r\nC: d"),
-            ["HTTP/1.1 200 OK", "A: b", "C: d"]
+            condensed_head("HTTP/1.1 200 OK\r\nA: b\r\nC: d"),
+            "HTTP/1.1 200 OK\nA: b\nC: d\n"
         );
-        assert_eq!(lines("bare\nlf\r"), ["bare", "lf"]);
-        assert_eq!(lines("end\n"), ["end", ""]);
-        assert_eq!(lines(""), [""]);
+        assert_eq!(condensed_head("bare\nlf\r"), "bare\nlf\n");
+        assert_eq!(condensed_head("end\n"), "end\n\n");
+        assert_eq!(condensed_head("mid\rdle\r\r\n"), "mid\rdle\r\n\n");
+        assert_eq!(condensed_head(""), "\n");
+        // The parser condenses as it goes, to the same text and positions.
+        for raw in [
+            "HTTP/1.1 200 OK",
+            "HTTP/1.1 200 OK\r\nA: b\r\nC:d",
+            "HTTP/1.0 302 Found\nLocation: /x\r\n\tfolded: on\r\nX: a\rb\r",
+            "HTTP/1.1 204\r\nEmpty:\r\n:nameless\r\nK:v:w",
+        ] {
+            let parsed = parse_head(raw).unwrap();
+            assert_eq!(parsed.text, condensed_head(raw), "{raw:?}");
+            let incoming = Incoming::from_head(parsed.status, raw.to_string(), Vec::new());
+            let expected: Vec<(String, String)> = condensed_head(raw)
+                .lines()
+                .skip(1)
+                // A line with a colon is a header even when it starts with a space.
+                .filter(|line| line.contains(':'))
+                .map(|line| {
+                    let (name, value) = line.split_once(':').unwrap();
+                    let trim = |t: &str| t.trim_matches([' ', '\t']).to_string();
+                    (trim(name), trim(value))
+                })
+                .collect();
+            let found: Vec<(String, String)> = incoming
+                .headers()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect();
+            assert_eq!(found, expected, "{raw:?}");
+        }
     }
 
     #[test]
     fn parse_head_finds_status_reason_and_trimmed_headers() {
-        let head =
+        let raw =
             "HTTP/1.1 404 Not Found\r\nServer:  nginx \r\n folded\r\nX-Ü: é\r\nContent-Length:0";
-        let (status, reason, headers, _) = parse_head(head).unwrap();
+        let parsed = parse_head(raw).unwrap();
+        let (status, reason, headers) = (parsed.status, parsed.reason, parsed.headers);
+        let head = parsed.text.as_str();
+        assert_eq!(head, condensed_head(raw));
         assert_eq!(status, 404);
         assert_eq!(&head[reason], "Not Found");
         let pairs: Vec<(&str, &str)> = headers
@@ -1140,6 +1225,10 @@ mod tests {
         assert_eq!(
             refused("HTTP/1.1 200 OK\r\nno colon"),
             "org.apache.http.ProtocolException: Invalid header: no colon"
+        );
+        assert_eq!(
+            refused("HTTP/1.1 200 OK\r\nA: b\n"),
+            "org.apache.http.ProtocolException: Invalid header: "
         );
         assert_eq!(
             refused("HTTP/1.1 abc OK"),

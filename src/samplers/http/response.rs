@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use super::client::{body_too_large, head_lines, Incoming, Known, TransportError};
+use super::client::{body_too_large, Incoming, Known, TransportError};
 use crate::sample::SampleResult;
 use crate::sample::Text;
 
@@ -36,17 +36,10 @@ fn status_code_text(status: u16) -> Text {
 }
 
 /// A body that decodes to more than `max_body` bytes fails the sample instead.
-pub fn fill(result: &mut SampleResult, incoming: Incoming, max_body: usize) {
-    // The status line and header lines as received, each ending in `\n`.
-    let head = incoming.head();
-    let mut headers = String::with_capacity(head.len() + 2);
-    for (start, end) in head_lines(head) {
-        headers.push_str(&head[start..end]);
-        headers.push('\n');
-    }
+pub fn fill(result: &mut SampleResult, mut incoming: Incoming, max_body: usize) {
     // HttpClient's estimate: the condensed header text, one CR per header, one for the
     // status line, and the final CRLF.
-    let headers_size = (headers.len() + incoming.header_count() + 1 + 2) as i64;
+    let headers_size = (incoming.head().len() + incoming.header_count() + 1 + 2) as i64;
     result.headers_size = headers_size;
     result.body_size = Some(incoming.received - headers_size);
     result.sent_bytes = incoming.sent;
@@ -68,7 +61,8 @@ pub fn fill(result: &mut SampleResult, incoming: Incoming, max_body: usize) {
     let encoding = incoming
         .known_header(Known::ContentEncoding)
         .map(|v| v.trim().to_ascii_lowercase());
-    result.response_headers = headers;
+    // The head already is the status line and header lines, each ending in `\n`.
+    result.response_headers = incoming.take_head();
     let decoded = match encoding.as_deref() {
         Some("gzip" | "x-gzip") => decode_gzip(&incoming.body, max_body),
         Some("deflate") => decode_deflate(&incoming.body, max_body),
