@@ -11,6 +11,7 @@
 use std::borrow::Cow;
 
 use super::client::TransportError;
+use super::url::Url;
 use super::{auth, Hop, HttpSampler, USER_AGENT};
 use crate::plan::SampleContext;
 
@@ -142,18 +143,14 @@ impl HttpSampler {
             }
             // HttpClient adds Host after the body headers and before its User-Agent.
             if add_host && (i == last && client_agent) {
-                let host = hop.url.host_header();
-                push_header(&mut head, "Host", &host, "\r\n");
-                push_header(&mut recorded, "Host", &host, "\n");
+                push_host_header(&mut head, &mut recorded, hop.url);
                 add_host = false;
             }
             push_header(&mut head, name, value, "\r\n");
             push_header(&mut recorded, name, value, "\n");
         }
         if add_host {
-            let host = hop.url.host_header();
-            push_header(&mut head, "Host", &host, "\r\n");
-            push_header(&mut recorded, "Host", &host, "\n");
+            push_host_header(&mut head, &mut recorded, hop.url);
         }
         head.push_str("\r\n");
         (head, recorded, cookie)
@@ -171,6 +168,18 @@ pub(super) fn transfer_encoding_refused() -> TransportError {
         class: "org.apache.http.client.ClientProtocolException",
         message: "null".to_string(),
     }
+}
+
+/// Appends the client's own `Host` header to the head and to the recorded headers.
+fn push_host_header(head: &mut String, recorded: &mut String, url: &Url) {
+    head.push_str("Host: ");
+    let value_start = head.len();
+    url.push_host_header(head);
+    let value_end = head.len();
+    head.push_str("\r\n");
+    recorded.push_str("Host: ");
+    recorded.push_str(&head[value_start..value_end]);
+    recorded.push('\n');
 }
 
 /// Appends `name: value` and the line end.

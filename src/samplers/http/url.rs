@@ -96,11 +96,18 @@ impl Url {
     /// The `Host` header value HttpClient derives from the URL: the port whenever the
     /// URL names one, even the scheme's default (`http://h:80/` sends `Host: h:80`).
     pub fn host_header(&self) -> String {
-        if self.port == 0 {
-            self.host.clone()
-        } else {
-            let port = itoa::Buffer::new().format(self.port).to_owned();
-            [self.host.as_str(), ":", &port].concat()
+        let mut header = String::with_capacity(self.host.len() + 6);
+        self.push_host_header(&mut header);
+        header
+    }
+
+    /// Appends [`Url::host_header`] to `out`: a request head takes it without a string
+    /// of its own.
+    pub fn push_host_header(&self, out: &mut String) {
+        out.push_str(&self.host);
+        if self.port != 0 {
+            out.push(':');
+            out.push_str(itoa::Buffer::new().format(self.port));
         }
     }
 
