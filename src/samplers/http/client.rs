@@ -761,17 +761,10 @@ fn parse_head(raw: &str) -> Result<ParsedHead, TransportError> {
     let mut known = KnownHeaders::default();
     let mut start = status_next + 1;
     while start <= len {
-        // Names are short: a byte loop finds the colon (or the line's end) sooner than a
-        // vector search would start; the value's end is searched for.
-        let mut at = start;
-        while at < len && bytes[at] != b':' && bytes[at] != b'\n' {
-            at += 1;
-        }
+        let at = find_either(bytes, start, b':', b'\n');
         let colon = (at < len && bytes[at] == b':').then_some(at);
         let next = match colon {
-            Some(colon) => {
-                memchr::memchr(b'\n', &bytes[colon + 1..]).map_or(len, |p| colon + 1 + p)
-            }
+            Some(colon) => find_either(bytes, colon + 1, b'\n', b'\n'),
             None => at,
         };
         let end = line_end(next, start);
@@ -806,6 +799,30 @@ fn parse_head(raw: &str) -> Result<ParsedHead, TransportError> {
         headers,
         known,
     })
+}
+
+/// Where the first `a` or `b` is in `bytes` from `at` on (`bytes.len()` when there is
+/// none), eight bytes at a time: header names and values are too short for a vector
+/// search to make up for its start.
+fn find_either(bytes: &[u8], mut at: usize, a: u8, b: u8) -> usize {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGH_BITS: u64 = u64::from_le_bytes([0x80; 8]);
+    let (all_a, all_b) = (ONES * u64::from(a), ONES * u64::from(b));
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let (xa, xb) = (word ^ all_a, word ^ all_b);
+        // The lowest high bit set marks the first byte equal to `a` or `b` (the borrow
+        // only spreads to bytes above a match).
+        let found = (xa.wrapping_sub(ONES) & !xa | xb.wrapping_sub(ONES) & !xb) & HIGH_BITS;
+        if found != 0 {
+            return at + (found.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while at < bytes.len() && bytes[at] != a && bytes[at] != b {
+        at += 1;
+    }
+    at.min(bytes.len())
 }
 
 /// A status code of three digits, as HttpClient reads it (`Integer.parseInt`, then
@@ -1132,6 +1149,37 @@ mod tests {
         assert_eq!(find(b"\r\n\r", b"\r\n\r\n"), None);
         assert_eq!(find(b"", b"\r\n"), None);
         assert_eq!(find(b"x\r\r\n", b"\r\n"), Some(2));
+    }
+
+    #[test]
+    fn find_either_gives_the_first_of_two_bytes_at_any_position() {
+        let text = b"Name-Of-A-Header: value with: colons\nnext";
+        for from in 0..text.len() {
+            let expected = (from..text.len())
+                .find(|&i| text[i] == b':' || text[i] == b'\n')
+                .unwrap_or(text.len());
+            assert_eq!(
+                find_either(text, from, b':', b'\n'),
+                expected,
+                "from {from}"
+            );
+            let newline = (from..text.len())
+                .find(|&i| text[i] == b'\n')
+                .unwrap_or(text.len());
+            assert_eq!(
+                find_either(text, from, b'\n', b'\n'),
+                newline,
+                "from {from}"
+            );
+        }
+        // Bytes just above and below the searched ones do not count.
+        assert_eq!(find_either(b"9;;;;;;;;;;;:", 0, b':', b':'), 12);
+        assert_eq!(
+            find_either(b"\x01\x01\x01\x01\x01\x01\x01\x01\x00", 0, 0, 0),
+            8
+        );
+        assert_eq!(find_either(b"", 0, b':', b'\n'), 0);
+        assert_eq!(find_either(b"ab", 2, b':', b'\n'), 2);
     }
 
     #[test]
