@@ -118,6 +118,9 @@ pub struct QuotingMemo {
     /// Direct-mapped by address; a slot keeps its name alive, so an address cannot be
     /// reused by another name while the slot holds it.
     slots: Vec<Option<(Arc<str>, char, bool)>>,
+    /// The same for texts of the program itself (response codes and messages, data
+    /// types): they live as long as the program, so their address and length name them.
+    constants: Vec<Option<(usize, usize, char, bool)>>,
 }
 
 impl QuotingMemo {
@@ -126,7 +129,23 @@ impl QuotingMemo {
     pub fn new() -> QuotingMemo {
         QuotingMemo {
             slots: vec![None; Self::SLOTS],
+            constants: vec![None; Self::CONSTANT_SLOTS],
         }
+    }
+
+    const CONSTANT_SLOTS: usize = 64;
+
+    fn constant_needs_quotes(&mut self, text: &'static str, delimiter: char) -> bool {
+        let (address, len) = (text.as_ptr() as usize, text.len());
+        let slot = &mut self.constants[(address >> 3) % Self::CONSTANT_SLOTS];
+        if let Some((seen, seen_len, seen_delimiter, quoted)) = *slot {
+            if seen == address && seen_len == len && seen_delimiter == delimiter {
+                return quoted;
+            }
+        }
+        let quoted = needs_quotes(text, delimiter);
+        *slot = Some((address, len, delimiter, quoted));
+        quoted
     }
 
     fn needs_quotes(&mut self, name: &Arc<str>, delimiter: char) -> bool {
@@ -196,8 +215,30 @@ impl Row<'_> {
     }
 
     fn text(&mut self, value: &str) {
+        if value.is_empty() {
+            self.separate();
+            return;
+        }
         let quoted = needs_quotes(value, self.delimiter);
         self.text_quoted_if(value, quoted);
+    }
+
+    /// A text of the program itself (a constant response code, message or data type):
+    /// whether it needs quotes is looked up when it was seen.
+    fn constant(&mut self, value: &'static str) {
+        let quoted = match self.memo.as_deref_mut() {
+            Some(memo) => memo.constant_needs_quotes(value, self.delimiter),
+            None => needs_quotes(value, self.delimiter),
+        };
+        self.text_quoted_if(value, quoted);
+    }
+
+    /// A response code or message: constant texts are looked up, others checked.
+    fn code_text(&mut self, value: &crate::sample::Text) {
+        match value {
+            std::borrow::Cow::Borrowed(constant) => self.constant(constant),
+            std::borrow::Cow::Owned(text) => self.text(text),
+        }
     }
 
     /// A label or thread name: whether it needs quotes is looked up when it was seen.
@@ -275,16 +316,16 @@ fn write_row(
         row.name(&sample.label);
     }
     if config.code {
-        row.text(&sample.response_code);
+        row.code_text(&sample.response_code);
     }
     if config.message {
-        row.text(&sample.response_message);
+        row.code_text(&sample.response_message);
     }
     if config.thread_name {
         row.name(&sample.thread_name);
     }
     if config.data_type {
-        row.text(sample.data_type);
+        row.constant(sample.data_type);
     }
     if config.success {
         row.boolean(sample.success);
@@ -404,6 +445,42 @@ mod tests {
         let mut out = Vec::new();
         write_csv_sample(&mut out, config, sample, "host");
         String::from_utf8(out).expect("rows are UTF-8")
+    }
+
+    #[test]
+    fn remembered_constant_codes_and_messages_are_quoted_as_when_scanned() {
+        let config = listener(&["code", "message", "dataType", "success"]);
+        let mut tabs = config.clone();
+        tabs.delimiter = '\t';
+        let mut memo = QuotingMemo::new();
+        let messages: [crate::sample::Text; 4] = [
+            "OK".into(),
+            "Non HTTP response message: a, b".into(),
+            "a\tb".into(),
+            String::from("owned, with a comma").into(),
+        ];
+        for _ in 0..2 {
+            for config in [&config, &tabs] {
+                for message in &messages {
+                    let mut sample = SampleResult::new(Arc::from("s"));
+                    sample.response_code = "200".into();
+                    sample.response_message = message.clone();
+                    sample.data_type = "text";
+                    let mut remembered = Vec::new();
+                    write_csv_sample_remembering(
+                        &mut remembered,
+                        config,
+                        &sample,
+                        "h",
+                        Some(&mut memo),
+                    );
+                    assert_eq!(String::from_utf8(remembered).unwrap(), row(config, &sample));
+                }
+            }
+        }
+        let mut sample = SampleResult::new(Arc::from("s"));
+        sample.response_message = "a, b".into();
+        assert_eq!(row(&config, &sample), ",\"a, b\",,true\n");
     }
 
     #[test]
