@@ -257,18 +257,25 @@ impl PgConn {
         work.await
     }
 
-    async fn statement(&mut self, sql: &str, types: &[Type]) -> Result<Statement, JavaError> {
+    /// The statement prepared for `sql` with parameter types `types` (an iterator, so
+    /// that a cached statement is found without collecting them).
+    async fn statement(
+        &mut self,
+        sql: &str,
+        types: impl Iterator<Item = Type> + Clone,
+    ) -> Result<Statement, JavaError> {
         let known = self.statements.get(sql).and_then(|prepared| {
             prepared
                 .iter()
-                .find(|(declared, _)| declared.as_slice() == types)
+                .find(|(declared, _)| declared.iter().cloned().eq(types.clone()))
         });
         if let Some((_, statement)) = known {
             return Ok(statement.clone());
         }
+        let types: Vec<Type> = types.collect();
         let statement = self
             .client
-            .prepare_typed(&super::pg_sql::native_placeholders(sql), types)
+            .prepare_typed(&super::pg_sql::native_placeholders(sql), &types)
             .await
             .map_err(|e| error(&e, &self.ended_by))?;
         if self.cached >= STATEMENT_CACHE {
@@ -278,7 +285,7 @@ impl PgConn {
         self.statements
             .entry(sql.to_string())
             .or_default()
-            .push((types.to_vec(), statement.clone()));
+            .push((types, statement.clone()));
         self.cached += 1;
         Ok(statement)
     }
@@ -317,8 +324,8 @@ impl PgConn {
         if !prepared {
             return self.select_once(sql, limits).await;
         }
-        let types: Vec<Type> = params.iter().map(pg_values::declared_type).collect();
-        let statement = self.statement(sql, &types).await?;
+        let types = params.iter().map(pg_values::declared_type);
+        let statement = self.statement(sql, types).await?;
         Self::check_count(&statement, params)?;
         if statement.columns().is_empty() {
             self.execute_statement(&statement, params, limits).await?;
@@ -344,7 +351,7 @@ impl PgConn {
             let stream = client
                 .query_typed_raw(sql, std::iter::empty::<(&str, Type)>())
                 .await?;
-            collect(stream, limits.max_rows).await
+            collect(stream, limits.max_rows, true).await
         };
         let (columns, rows) = Self::timed(&self.cancel, limits, work)
             .await
@@ -376,11 +383,10 @@ impl PgConn {
         params: &[Param],
         limits: &Limits,
     ) -> Result<Vec<Vec<Cell>>, JavaError> {
-        let values: Vec<pg_values::Param> =
-            params.iter().map(|p| pg_values::Param(&p.value)).collect();
+        let values = params.iter().map(|p| pg_values::Param(&p.value));
         let work = async {
-            let stream = self.client.query_raw(statement, values.iter()).await?;
-            collect(stream, limits.max_rows).await
+            let stream = self.client.query_raw(statement, values).await?;
+            collect(stream, limits.max_rows, false).await
         };
         Self::timed(&self.cancel, limits, work)
             .await
@@ -395,10 +401,9 @@ impl PgConn {
         params: &[Param],
         limits: &Limits,
     ) -> Result<u64, JavaError> {
-        let values: Vec<pg_values::Param> =
-            params.iter().map(|p| pg_values::Param(&p.value)).collect();
+        let values = params.iter().map(|p| pg_values::Param(&p.value));
         let work = async {
-            let stream = self.client.query_raw(statement, values.iter()).await?;
+            let stream = self.client.query_raw(statement, values).await?;
             pin_mut!(stream);
             while stream.try_next().await?.is_some() {}
             Ok::<_, tokio_postgres::Error>(stream.rows_affected().unwrap_or(0))
@@ -439,8 +444,8 @@ impl PgConn {
         limits: &Limits,
     ) -> Result<Vec<StatementResult>, JavaError> {
         self.begin_if_needed().await?;
-        let types: Vec<Type> = params.iter().map(pg_values::declared_type).collect();
-        let statement = self.statement(sql, &types).await?;
+        let types = params.iter().map(pg_values::declared_type);
+        let statement = self.statement(sql, types).await?;
         Self::check_count(&statement, params)?;
         let count = self.execute_statement(&statement, params, limits).await?;
         if !statement.columns().is_empty() {
@@ -467,14 +472,11 @@ impl PgConn {
             .filter(|p| p.direction != Direction::In)
             .count();
         // pgjdbc sends OUT-only parameters as `void` nulls.
-        let types: Vec<Type> = params
-            .iter()
-            .map(|p| match p.direction {
-                Direction::Out if is_function => Type::VOID,
-                _ => pg_values::declared_type(p),
-            })
-            .collect();
-        let statement = self.statement(&native, &types).await?;
+        let types = params.iter().map(|p| match p.direction {
+            Direction::Out if is_function => Type::VOID,
+            _ => pg_values::declared_type(p),
+        });
+        let statement = self.statement(&native, types).await?;
         Self::check_count(&statement, params)?;
         if statement.columns().is_empty() {
             let count = self.execute_statement(&statement, params, limits).await?;
@@ -550,16 +552,18 @@ impl PgConn {
 
 type Collected = (Option<Vec<String>>, Vec<Vec<Cell>>);
 
-/// Reads up to `max_rows` rows; the column names come with the first row.
+/// Reads up to `max_rows` rows; with `column_names`, the column names come with the
+/// first row (a prepared statement already knows them).
 async fn collect(
     stream: tokio_postgres::RowStream,
     max_rows: Option<usize>,
+    column_names: bool,
 ) -> Result<Collected, tokio_postgres::Error> {
     pin_mut!(stream);
     let mut columns = None;
     let mut rows = Vec::new();
     while let Some(row) = stream.try_next().await? {
-        if columns.is_none() {
+        if column_names && columns.is_none() {
             columns = Some(row.columns().iter().map(|c| c.name().to_string()).collect());
         }
         if max_rows.is_some_and(|max| rows.len() >= max) {
