@@ -96,7 +96,9 @@ impl JdbcSampler {
         result.set_success(true);
         let watch = Stopwatch::start();
         let stop = cx.user.run.stop_now.clone();
+        // Biased: the statement is polled first, without drawing a random branch order.
         let outcome = tokio::select! {
+            biased;
             outcome = self.run(&request, cx.user, &watch, &mut result) => outcome,
             _ = stop.cancelled() => Err(errors::JavaError::plain_sql("The sample was stopped")),
         };

@@ -23,7 +23,7 @@ use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
 use super::conn::Conn;
 use super::errors::JavaError;
@@ -163,21 +163,12 @@ impl Pool {
     /// `BasicDataSource.getConnection`.
     pub async fn get(self: &Arc<Pool>) -> Result<Pooled, JavaError> {
         self.create_data_source().await?;
-        let acquire = self.permits.clone().acquire_owned();
-        let permit = match self.config.max_wait {
-            None => acquire.await,
-            Some(wait) => match tokio::time::timeout(wait, acquire).await {
-                Ok(permit) => permit,
-                Err(_) => {
-                    return Err(JavaError::plain_sql(format!(
-                        "Cannot get a connection, pool error Timeout waiting for idle object, \
-                         borrowMaxWaitDuration={}",
-                        self.config.max_wait_text
-                    )))
-                }
-            },
-        }
-        .map_err(|_| JavaError::plain_sql("Data source is closed"))?;
+        // A free connection is taken without arming the max-wait timer.
+        let permit = match self.permits.clone().try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(TryAcquireError::Closed) => return Err(closed()),
+            Err(TryAcquireError::NoPermits) => self.wait_for_permit().await?,
+        };
         let idle = self.idle.lock().pop();
         let mut conn = match idle {
             Some(idle) => idle.conn,
@@ -191,6 +182,25 @@ impl Pool {
             pool: self.clone(),
             _permit: permit,
         })
+    }
+
+    /// Waits for a connection to come back, at most the max wait.
+    async fn wait_for_permit(&self) -> Result<OwnedSemaphorePermit, JavaError> {
+        let acquire = self.permits.clone().acquire_owned();
+        match self.config.max_wait {
+            None => acquire.await,
+            Some(wait) => match tokio::time::timeout(wait, acquire).await {
+                Ok(permit) => permit,
+                Err(_) => {
+                    return Err(JavaError::plain_sql(format!(
+                        "Cannot get a connection, pool error Timeout waiting for idle object, \
+                         borrowMaxWaitDuration={}",
+                        self.config.max_wait_text
+                    )))
+                }
+            },
+        }
+        .map_err(|_| closed())
     }
 
     /// The first borrow checks the settings with one connection and fills the pool.
@@ -244,6 +254,10 @@ impl Pool {
         }
         Ok(conn)
     }
+}
+
+fn closed() -> JavaError {
+    JavaError::plain_sql("Data source is closed")
 }
 
 /// The keep-alive evictor: every `interval`, idle connections older than the
