@@ -230,9 +230,12 @@ impl PgConn {
     }
 
     /// With auto-commit off, pgjdbc starts a transaction before the first statement.
+    /// The `BEGIN` is boxed, as are the other round trips a repeated prepared select
+    /// does not make: a statement's future is moved whole at every level of the call,
+    /// so it is kept to what that select needs.
     async fn begin_if_needed(&mut self) -> Result<(), JavaError> {
         if !self.autocommit && !self.in_transaction {
-            self.batch("BEGIN").await?;
+            Box::pin(self.batch("BEGIN")).await?;
             self.in_transaction = true;
         }
         Ok(())
@@ -249,6 +252,16 @@ impl PgConn {
         let Some(timeout) = limits.timeout else {
             return work.await;
         };
+        // Boxed: the timer and the cancel request are large, and without a timeout
+        // they would still size (and be copied with) every statement's future.
+        Box::pin(Self::cancel_after(cancel, timeout, work)).await
+    }
+
+    async fn cancel_after<T>(
+        cancel: &CancelToken,
+        timeout: Duration,
+        mut work: std::pin::Pin<&mut impl std::future::Future<Output = T>>,
+    ) -> T {
         tokio::select! {
             done = &mut work => return done,
             _ = tokio::time::sleep(timeout) => {}
@@ -272,7 +285,11 @@ impl PgConn {
         if let Some((_, statement)) = known {
             return Ok(statement.clone());
         }
-        let types: Vec<Type> = types.collect();
+        Box::pin(self.prepare(sql, types.collect())).await
+    }
+
+    /// Prepares a statement the cache does not hold and keeps it.
+    async fn prepare(&mut self, sql: &str, types: Vec<Type>) -> Result<Statement, JavaError> {
         let statement = self
             .client
             .prepare_typed(&super::pg_sql::native_placeholders(sql), &types)
@@ -322,13 +339,13 @@ impl PgConn {
     ) -> Result<ResultSet, JavaError> {
         self.begin_if_needed().await?;
         if !prepared {
-            return self.select_once(sql, limits).await;
+            return Box::pin(self.select_once(sql, limits)).await;
         }
         let types = params.iter().map(pg_values::declared_type);
         let statement = self.statement(sql, types).await?;
         Self::check_count(&statement, params)?;
         if statement.columns().is_empty() {
-            self.execute_statement(&statement, params, limits).await?;
+            Box::pin(self.execute_statement(&statement, params, limits)).await?;
             return Err(psql("No results were returned by the query.", "02000"));
         }
         let rows = self.rows(&statement, params, limits).await?;
@@ -385,7 +402,10 @@ impl PgConn {
     ) -> Result<Vec<Vec<Cell>>, JavaError> {
         let values = params.iter().map(|p| pg_values::Param(&p.value));
         let work = async {
-            let stream = self.client.query_raw(statement, values).await?;
+            // Boxed: tokio-postgres's future can also prepare a statement given as text,
+            // which makes it large; moved whole at every level, it costs more than the
+            // allocation.
+            let stream = Box::pin(self.client.query_raw(statement, values)).await?;
             collect(stream, limits.max_rows, false).await
         };
         Self::timed(&self.cancel, limits, work)
@@ -403,7 +423,7 @@ impl PgConn {
     ) -> Result<u64, JavaError> {
         let values = params.iter().map(|p| pg_values::Param(&p.value));
         let work = async {
-            let stream = self.client.query_raw(statement, values).await?;
+            let stream = Box::pin(self.client.query_raw(statement, values)).await?;
             pin_mut!(stream);
             while stream.try_next().await?.is_some() {}
             Ok::<_, tokio_postgres::Error>(stream.rows_affected().unwrap_or(0))
@@ -416,7 +436,7 @@ impl PgConn {
     /// `Statement.executeUpdate`: the update count of the first statement.
     pub async fn update(&mut self, sql: &str, limits: &Limits) -> Result<i64, JavaError> {
         self.begin_if_needed().await?;
-        let work = self.client.simple_query(sql);
+        let work = Box::pin(self.client.simple_query(sql));
         let messages = Self::timed(&self.cancel, limits, work)
             .await
             .map_err(|e| error(&e, &self.ended_by))?;

@@ -167,12 +167,12 @@ impl Pool {
         let permit = match self.permits.clone().try_acquire_owned() {
             Ok(permit) => permit,
             Err(TryAcquireError::Closed) => return Err(closed()),
-            Err(TryAcquireError::NoPermits) => self.wait_for_permit().await?,
+            Err(TryAcquireError::NoPermits) => Box::pin(self.wait_for_permit()).await?,
         };
         let idle = self.idle.lock().pop();
         let mut conn = match idle {
             Some(idle) => idle.conn,
-            None => self.open().await?,
+            None => Box::pin(self.open()).await?,
         };
         if conn.autocommit() != self.config.autocommit {
             conn.set_autocommit(self.config.autocommit).await?;
@@ -204,10 +204,16 @@ impl Pool {
     }
 
     /// The first borrow checks the settings with one connection and fills the pool.
+    /// Boxed past the first check: connecting futures are large, and every borrow's
+    /// future would otherwise be as large and be moved whole.
     async fn create_data_source(self: &Arc<Pool>) -> Result<(), JavaError> {
         if self.ready.load(Ordering::Acquire) {
             return Ok(());
         }
+        Box::pin(self.fill()).await
+    }
+
+    async fn fill(self: &Arc<Pool>) -> Result<(), JavaError> {
         let mut created = self.created.lock().await;
         if *created {
             return Ok(());
