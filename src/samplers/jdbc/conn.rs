@@ -2,6 +2,7 @@
 //! JDBC elements call on a `java.sql.Connection` and its statements, dispatched to
 //! [`super::pg`] or [`super::mysql`], and what they return.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::errors::JavaError;
@@ -13,7 +14,8 @@ use super::pg::PgConn;
 /// Rows a query returned, with the column labels.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ResultSet {
-    pub columns: Vec<String>,
+    /// Shared with the statement cache, which reads them once per statement.
+    pub columns: Arc<[String]>,
     pub rows: Vec<Vec<Cell>>,
 }
 

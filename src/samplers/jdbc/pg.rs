@@ -37,6 +37,13 @@ struct EndState {
 
 type Ended = Arc<Mutex<EndState>>;
 
+/// A statement in the connection's cache, with its column labels read once.
+#[derive(Clone)]
+struct Prepared {
+    statement: Statement,
+    columns: Arc<[String]>,
+}
+
 /// One PostgreSQL connection.
 pub struct PgConn {
     client: Client,
@@ -47,7 +54,7 @@ pub struct PgConn {
     in_transaction: bool,
     /// Prepared statements by SQL, then by parameter types (a sample looks one up
     /// without allocating).
-    statements: FastMap<String, Vec<(Vec<Type>, Statement)>>,
+    statements: FastMap<String, Vec<(Vec<Type>, Prepared)>>,
     cached: usize,
 }
 
@@ -276,25 +283,33 @@ impl PgConn {
         &mut self,
         sql: &str,
         types: impl Iterator<Item = Type> + Clone,
-    ) -> Result<Statement, JavaError> {
+    ) -> Result<Prepared, JavaError> {
         let known = self.statements.get(sql).and_then(|prepared| {
             prepared
                 .iter()
                 .find(|(declared, _)| declared.iter().cloned().eq(types.clone()))
         });
-        if let Some((_, statement)) = known {
-            return Ok(statement.clone());
+        if let Some((_, prepared)) = known {
+            return Ok(prepared.clone());
         }
         Box::pin(self.prepare(sql, types.collect())).await
     }
 
     /// Prepares a statement the cache does not hold and keeps it.
-    async fn prepare(&mut self, sql: &str, types: Vec<Type>) -> Result<Statement, JavaError> {
+    async fn prepare(&mut self, sql: &str, types: Vec<Type>) -> Result<Prepared, JavaError> {
         let statement = self
             .client
             .prepare_typed(&super::pg_sql::native_placeholders(sql), &types)
             .await
             .map_err(|e| error(&e, &self.ended_by))?;
+        let prepared = Prepared {
+            columns: statement
+                .columns()
+                .iter()
+                .map(|c| c.name().to_string())
+                .collect(),
+            statement,
+        };
         if self.cached >= STATEMENT_CACHE {
             self.statements.clear();
             self.cached = 0;
@@ -302,9 +317,9 @@ impl PgConn {
         self.statements
             .entry(sql.to_string())
             .or_default()
-            .push((types, statement.clone()));
+            .push((types, prepared.clone()));
         self.cached += 1;
-        Ok(statement)
+        Ok(prepared)
     }
 
     /// Binds `params` to `statement` as pgjdbc checks them: every `?` needs a value, and
@@ -342,21 +357,16 @@ impl PgConn {
             return Box::pin(self.select_once(sql, limits)).await;
         }
         let types = params.iter().map(pg_values::declared_type);
-        let statement = self.statement(sql, types).await?;
+        let Prepared {
+            statement, columns, ..
+        } = self.statement(sql, types).await?;
         Self::check_count(&statement, params)?;
         if statement.columns().is_empty() {
             Box::pin(self.execute_statement(&statement, params, limits)).await?;
             return Err(psql("No results were returned by the query.", "02000"));
         }
         let rows = self.rows(&statement, params, limits).await?;
-        Ok(ResultSet {
-            columns: statement
-                .columns()
-                .iter()
-                .map(|c| c.name().to_string())
-                .collect(),
-            rows,
-        })
+        Ok(ResultSet { columns, rows })
     }
 
     /// A statement without parameters in one round trip (an unnamed statement); the
@@ -391,7 +401,10 @@ impl PgConn {
                     .collect()
             }
         };
-        Ok(ResultSet { columns, rows })
+        Ok(ResultSet {
+            columns: columns.into(),
+            rows,
+        })
     }
 
     async fn rows(
@@ -465,7 +478,7 @@ impl PgConn {
     ) -> Result<Vec<StatementResult>, JavaError> {
         self.begin_if_needed().await?;
         let types = params.iter().map(pg_values::declared_type);
-        let statement = self.statement(sql, types).await?;
+        let statement = self.statement(sql, types).await?.statement;
         Self::check_count(&statement, params)?;
         let count = self.execute_statement(&statement, params, limits).await?;
         if !statement.columns().is_empty() {
@@ -496,7 +509,9 @@ impl PgConn {
             Direction::Out if is_function => Type::VOID,
             _ => pg_values::declared_type(p),
         });
-        let statement = self.statement(&native, types).await?;
+        let Prepared {
+            statement, columns, ..
+        } = self.statement(&native, types).await?;
         Self::check_count(&statement, params)?;
         if statement.columns().is_empty() {
             let count = self.execute_statement(&statement, params, limits).await?;
@@ -507,11 +522,6 @@ impl PgConn {
         }
         let rows = self.rows(&statement, params, limits).await?;
         if !is_function || outs == 0 {
-            let columns = statement
-                .columns()
-                .iter()
-                .map(|c| c.name().to_string())
-                .collect();
             return Ok(CallOutcome {
                 results: vec![StatementResult::Rows(ResultSet { columns, rows })],
                 out_values: Vec::new(),

@@ -84,7 +84,7 @@ pub fn result_set(out: &mut String, rows: ResultSet, outputs: &Outputs<'_>, vars
     }
     if !outputs.result_variable.is_empty() {
         let object = ResultRows {
-            columns: rows.columns.into(),
+            columns: rows.columns,
             rows: rows.rows,
         };
         vars.put_object(outputs.result_variable, VariableObject(Arc::new(object)));
@@ -156,7 +156,7 @@ mod tests {
 
     fn rows(n: usize) -> ResultSet {
         ResultSet {
-            columns: vec!["id".into(), "name".into(), "note".into()],
+            columns: vec!["id".into(), "name".into(), "note".into()].into(),
             rows: (1..=n)
                 .map(|i| vec![Cell::Int(i as i64), Cell::Text(format!("n{i}")), Cell::Null])
                 .collect(),
