@@ -2,6 +2,7 @@
 //! JDBC elements call on a `java.sql.Connection` and its statements, dispatched to
 //! [`super::pg`] or [`super::mysql`], and what they return.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::errors::JavaError;
@@ -13,7 +14,8 @@ use super::pg::PgConn;
 /// Rows a query returned, with the column labels.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ResultSet {
-    pub columns: Vec<String>,
+    /// Shared with the statement cache, which reads them once per statement.
+    pub columns: Arc<[String]>,
     pub rows: Vec<Vec<Cell>>,
 }
 
@@ -48,6 +50,9 @@ pub enum Conn {
     My(MyConn),
 }
 
+/// MySQL's statements are boxed futures: mysql_async's are large, and unboxed they
+/// would size every statement's future, PostgreSQL's included, which is moved whole
+/// at each level of the call.
 impl Conn {
     pub fn autocommit(&self) -> bool {
         match self {
@@ -69,7 +74,7 @@ impl Conn {
     pub async fn batch(&mut self, sql: &str) -> Result<(), JavaError> {
         match self {
             Conn::Pg(c) => c.batch(sql).await,
-            Conn::My(c) => c.batch(sql).await,
+            Conn::My(c) => Box::pin(c.batch(sql)).await,
         }
     }
 
@@ -91,14 +96,14 @@ impl Conn {
     ) -> Result<ResultSet, JavaError> {
         match self {
             Conn::Pg(c) => c.select(sql, params, prepared, limits).await,
-            Conn::My(c) => c.select(sql, params, prepared, limits).await,
+            Conn::My(c) => Box::pin(c.select(sql, params, prepared, limits)).await,
         }
     }
 
     pub async fn update(&mut self, sql: &str, limits: &Limits) -> Result<i64, JavaError> {
         match self {
             Conn::Pg(c) => c.update(sql, limits).await,
-            Conn::My(c) => c.update(sql, limits).await,
+            Conn::My(c) => Box::pin(c.update(sql, limits)).await,
         }
     }
 
@@ -110,7 +115,7 @@ impl Conn {
     ) -> Result<Vec<StatementResult>, JavaError> {
         match self {
             Conn::Pg(c) => c.prepared_update(sql, params, limits).await,
-            Conn::My(c) => c.prepared_update(sql, params, limits).await,
+            Conn::My(c) => Box::pin(c.prepared_update(sql, params, limits)).await,
         }
     }
 
@@ -122,28 +127,28 @@ impl Conn {
     ) -> Result<CallOutcome, JavaError> {
         match self {
             Conn::Pg(c) => c.call(sql, params, limits).await,
-            Conn::My(c) => c.call(sql, params, limits).await,
+            Conn::My(c) => Box::pin(c.call(sql, params, limits)).await,
         }
     }
 
     pub async fn commit(&mut self) -> Result<(), JavaError> {
         match self {
             Conn::Pg(c) => c.commit().await,
-            Conn::My(c) => c.commit().await,
+            Conn::My(c) => Box::pin(c.commit()).await,
         }
     }
 
     pub async fn rollback(&mut self) -> Result<(), JavaError> {
         match self {
             Conn::Pg(c) => c.rollback().await,
-            Conn::My(c) => c.rollback().await,
+            Conn::My(c) => Box::pin(c.rollback()).await,
         }
     }
 
     pub async fn set_autocommit(&mut self, on: bool) -> Result<(), JavaError> {
         match self {
             Conn::Pg(c) => c.set_autocommit(on).await,
-            Conn::My(c) => c.set_autocommit(on).await,
+            Conn::My(c) => Box::pin(c.set_autocommit(on)).await,
         }
     }
 }

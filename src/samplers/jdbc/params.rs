@@ -192,16 +192,32 @@ pub fn parse_with_types(
     if values.trim().is_empty() {
         return Ok(Vec::new());
     }
-    let arguments = csv_split(values)?;
-    if arguments.len() != types.len() {
+    // Without quotes or line breaks the CSV fields are the text between commas: they
+    // are borrowed instead of copied (the usual case, read on every sample).
+    let plain = !values.bytes().any(|b| matches!(b, b'"' | b'\n' | b'\r'));
+    let quoted = if plain {
+        Vec::new()
+    } else {
+        csv_split(values)?
+    };
+    let count = if plain {
+        values.split(',').count()
+    } else {
+        quoted.len()
+    };
+    if count != types.len() {
         return Err(JavaError::plain_sql(format!(
-            "number of arguments ({}) and number of types ({}) are not equal",
-            arguments.len(),
+            "number of arguments ({count}) and number of types ({}) are not equal",
             types.len()
         )));
     }
-    let mut params = Vec::with_capacity(arguments.len());
-    for (argument, declared) in arguments.iter().zip(types) {
+    let arguments: &mut dyn Iterator<Item = &str> = if plain {
+        &mut values.split(',')
+    } else {
+        &mut quoted.iter().map(String::as_str)
+    };
+    let mut params = Vec::with_capacity(count);
+    for (argument, declared) in arguments.zip(types) {
         let DeclaredType {
             sql_type,
             direction,
@@ -616,6 +632,24 @@ mod tests {
         );
         assert_eq!(integer_decode("0x1F"), Some(31));
         assert_eq!(integer_decode("010"), Some(8));
+    }
+
+    #[test]
+    fn plain_values_split_at_commas_as_csv_does() {
+        for text in ["7", "a,,b,", ",", "1, 2 ,x", "]NULL[,3"] {
+            let fields: Vec<&str> = text.split(',').collect();
+            assert_eq!(csv_split(text).unwrap(), fields, "{text:?}");
+        }
+        let types = declared_types("INTEGER,VARCHAR,VARCHAR");
+        let params = parse_with_types("5,]NULL[, b ", &types, "]NULL[", false).unwrap();
+        assert_eq!(params[0].value, Value::Int(5));
+        assert_eq!(params[1].value, Value::Null);
+        assert_eq!(params[2].value, Value::Text(" b ".into()));
+        let wrong = parse_with_types("5,6", &types, "]NULL[", false).unwrap_err();
+        assert_eq!(
+            wrong.message.as_deref(),
+            Some("number of arguments (2) and number of types (3) are not equal")
+        );
     }
 
     #[test]

@@ -37,6 +37,13 @@ struct EndState {
 
 type Ended = Arc<Mutex<EndState>>;
 
+/// A statement in the connection's cache, with its column labels read once.
+#[derive(Clone)]
+struct Prepared {
+    statement: Statement,
+    columns: Arc<[String]>,
+}
+
 /// One PostgreSQL connection.
 pub struct PgConn {
     client: Client,
@@ -47,7 +54,7 @@ pub struct PgConn {
     in_transaction: bool,
     /// Prepared statements by SQL, then by parameter types (a sample looks one up
     /// without allocating).
-    statements: FastMap<String, Vec<(Vec<Type>, Statement)>>,
+    statements: FastMap<String, Vec<(Vec<Type>, Prepared)>>,
     cached: usize,
 }
 
@@ -230,9 +237,12 @@ impl PgConn {
     }
 
     /// With auto-commit off, pgjdbc starts a transaction before the first statement.
+    /// The `BEGIN` is boxed, as are the other round trips a repeated prepared select
+    /// does not make: a statement's future is moved whole at every level of the call,
+    /// so it is kept to what that select needs.
     async fn begin_if_needed(&mut self) -> Result<(), JavaError> {
         if !self.autocommit && !self.in_transaction {
-            self.batch("BEGIN").await?;
+            Box::pin(self.batch("BEGIN")).await?;
             self.in_transaction = true;
         }
         Ok(())
@@ -249,6 +259,16 @@ impl PgConn {
         let Some(timeout) = limits.timeout else {
             return work.await;
         };
+        // Boxed: the timer and the cancel request are large, and without a timeout
+        // they would still size (and be copied with) every statement's future.
+        Box::pin(Self::cancel_after(cancel, timeout, work)).await
+    }
+
+    async fn cancel_after<T>(
+        cancel: &CancelToken,
+        timeout: Duration,
+        mut work: std::pin::Pin<&mut impl std::future::Future<Output = T>>,
+    ) -> T {
         tokio::select! {
             done = &mut work => return done,
             _ = tokio::time::sleep(timeout) => {}
@@ -257,20 +277,39 @@ impl PgConn {
         work.await
     }
 
-    async fn statement(&mut self, sql: &str, types: &[Type]) -> Result<Statement, JavaError> {
+    /// The statement prepared for `sql` with parameter types `types` (an iterator, so
+    /// that a cached statement is found without collecting them).
+    async fn statement(
+        &mut self,
+        sql: &str,
+        types: impl Iterator<Item = Type> + Clone,
+    ) -> Result<Prepared, JavaError> {
         let known = self.statements.get(sql).and_then(|prepared| {
             prepared
                 .iter()
-                .find(|(declared, _)| declared.as_slice() == types)
+                .find(|(declared, _)| declared.iter().cloned().eq(types.clone()))
         });
-        if let Some((_, statement)) = known {
-            return Ok(statement.clone());
+        if let Some((_, prepared)) = known {
+            return Ok(prepared.clone());
         }
+        Box::pin(self.prepare(sql, types.collect())).await
+    }
+
+    /// Prepares a statement the cache does not hold and keeps it.
+    async fn prepare(&mut self, sql: &str, types: Vec<Type>) -> Result<Prepared, JavaError> {
         let statement = self
             .client
-            .prepare_typed(&super::pg_sql::native_placeholders(sql), types)
+            .prepare_typed(&super::pg_sql::native_placeholders(sql), &types)
             .await
             .map_err(|e| error(&e, &self.ended_by))?;
+        let prepared = Prepared {
+            columns: statement
+                .columns()
+                .iter()
+                .map(|c| c.name().to_string())
+                .collect(),
+            statement,
+        };
         if self.cached >= STATEMENT_CACHE {
             self.statements.clear();
             self.cached = 0;
@@ -278,9 +317,9 @@ impl PgConn {
         self.statements
             .entry(sql.to_string())
             .or_default()
-            .push((types.to_vec(), statement.clone()));
+            .push((types, prepared.clone()));
         self.cached += 1;
-        Ok(statement)
+        Ok(prepared)
     }
 
     /// Binds `params` to `statement` as pgjdbc checks them: every `?` needs a value, and
@@ -315,24 +354,19 @@ impl PgConn {
     ) -> Result<ResultSet, JavaError> {
         self.begin_if_needed().await?;
         if !prepared {
-            return self.select_once(sql, limits).await;
+            return Box::pin(self.select_once(sql, limits)).await;
         }
-        let types: Vec<Type> = params.iter().map(pg_values::declared_type).collect();
-        let statement = self.statement(sql, &types).await?;
+        let types = params.iter().map(pg_values::declared_type);
+        let Prepared {
+            statement, columns, ..
+        } = self.statement(sql, types).await?;
         Self::check_count(&statement, params)?;
         if statement.columns().is_empty() {
-            self.execute_statement(&statement, params, limits).await?;
+            Box::pin(self.execute_statement(&statement, params, limits)).await?;
             return Err(psql("No results were returned by the query.", "02000"));
         }
         let rows = self.rows(&statement, params, limits).await?;
-        Ok(ResultSet {
-            columns: statement
-                .columns()
-                .iter()
-                .map(|c| c.name().to_string())
-                .collect(),
-            rows,
-        })
+        Ok(ResultSet { columns, rows })
     }
 
     /// A statement without parameters in one round trip (an unnamed statement); the
@@ -344,7 +378,7 @@ impl PgConn {
             let stream = client
                 .query_typed_raw(sql, std::iter::empty::<(&str, Type)>())
                 .await?;
-            collect(stream, limits.max_rows).await
+            collect(stream, limits.max_rows, true).await
         };
         let (columns, rows) = Self::timed(&self.cancel, limits, work)
             .await
@@ -367,7 +401,10 @@ impl PgConn {
                     .collect()
             }
         };
-        Ok(ResultSet { columns, rows })
+        Ok(ResultSet {
+            columns: columns.into(),
+            rows,
+        })
     }
 
     async fn rows(
@@ -376,11 +413,13 @@ impl PgConn {
         params: &[Param],
         limits: &Limits,
     ) -> Result<Vec<Vec<Cell>>, JavaError> {
-        let values: Vec<pg_values::Param> =
-            params.iter().map(|p| pg_values::Param(&p.value)).collect();
+        let values = params.iter().map(|p| pg_values::Param(&p.value));
         let work = async {
-            let stream = self.client.query_raw(statement, values.iter()).await?;
-            collect(stream, limits.max_rows).await
+            // Boxed: tokio-postgres's future can also prepare a statement given as text,
+            // which makes it large; moved whole at every level, it costs more than the
+            // allocation.
+            let stream = Box::pin(self.client.query_raw(statement, values)).await?;
+            collect(stream, limits.max_rows, false).await
         };
         Self::timed(&self.cancel, limits, work)
             .await
@@ -395,10 +434,9 @@ impl PgConn {
         params: &[Param],
         limits: &Limits,
     ) -> Result<u64, JavaError> {
-        let values: Vec<pg_values::Param> =
-            params.iter().map(|p| pg_values::Param(&p.value)).collect();
+        let values = params.iter().map(|p| pg_values::Param(&p.value));
         let work = async {
-            let stream = self.client.query_raw(statement, values.iter()).await?;
+            let stream = Box::pin(self.client.query_raw(statement, values)).await?;
             pin_mut!(stream);
             while stream.try_next().await?.is_some() {}
             Ok::<_, tokio_postgres::Error>(stream.rows_affected().unwrap_or(0))
@@ -411,7 +449,7 @@ impl PgConn {
     /// `Statement.executeUpdate`: the update count of the first statement.
     pub async fn update(&mut self, sql: &str, limits: &Limits) -> Result<i64, JavaError> {
         self.begin_if_needed().await?;
-        let work = self.client.simple_query(sql);
+        let work = Box::pin(self.client.simple_query(sql));
         let messages = Self::timed(&self.cancel, limits, work)
             .await
             .map_err(|e| error(&e, &self.ended_by))?;
@@ -439,8 +477,8 @@ impl PgConn {
         limits: &Limits,
     ) -> Result<Vec<StatementResult>, JavaError> {
         self.begin_if_needed().await?;
-        let types: Vec<Type> = params.iter().map(pg_values::declared_type).collect();
-        let statement = self.statement(sql, &types).await?;
+        let types = params.iter().map(pg_values::declared_type);
+        let statement = self.statement(sql, types).await?.statement;
         Self::check_count(&statement, params)?;
         let count = self.execute_statement(&statement, params, limits).await?;
         if !statement.columns().is_empty() {
@@ -467,14 +505,13 @@ impl PgConn {
             .filter(|p| p.direction != Direction::In)
             .count();
         // pgjdbc sends OUT-only parameters as `void` nulls.
-        let types: Vec<Type> = params
-            .iter()
-            .map(|p| match p.direction {
-                Direction::Out if is_function => Type::VOID,
-                _ => pg_values::declared_type(p),
-            })
-            .collect();
-        let statement = self.statement(&native, &types).await?;
+        let types = params.iter().map(|p| match p.direction {
+            Direction::Out if is_function => Type::VOID,
+            _ => pg_values::declared_type(p),
+        });
+        let Prepared {
+            statement, columns, ..
+        } = self.statement(&native, types).await?;
         Self::check_count(&statement, params)?;
         if statement.columns().is_empty() {
             let count = self.execute_statement(&statement, params, limits).await?;
@@ -485,11 +522,6 @@ impl PgConn {
         }
         let rows = self.rows(&statement, params, limits).await?;
         if !is_function || outs == 0 {
-            let columns = statement
-                .columns()
-                .iter()
-                .map(|c| c.name().to_string())
-                .collect();
             return Ok(CallOutcome {
                 results: vec![StatementResult::Rows(ResultSet { columns, rows })],
                 out_values: Vec::new(),
@@ -550,16 +582,18 @@ impl PgConn {
 
 type Collected = (Option<Vec<String>>, Vec<Vec<Cell>>);
 
-/// Reads up to `max_rows` rows; the column names come with the first row.
+/// Reads up to `max_rows` rows; with `column_names`, the column names come with the
+/// first row (a prepared statement already knows them).
 async fn collect(
     stream: tokio_postgres::RowStream,
     max_rows: Option<usize>,
+    column_names: bool,
 ) -> Result<Collected, tokio_postgres::Error> {
     pin_mut!(stream);
     let mut columns = None;
     let mut rows = Vec::new();
     while let Some(row) = stream.try_next().await? {
-        if columns.is_none() {
+        if column_names && columns.is_none() {
             columns = Some(row.columns().iter().map(|c| c.name().to_string()).collect());
         }
         if max_rows.is_some_and(|max| rows.len() >= max) {

@@ -397,17 +397,27 @@ pub struct Param<'a>(pub &'a Value);
 
 impl ToSql for Param<'_> {
     fn to_sql(&self, _ty: &Type, out: &mut BytesMut) -> Result<IsNull, BoxError> {
+        // Values already text (or bytes) are written as they are, without a copy.
         let text = match self.0 {
             Value::Null => return Ok(IsNull::Yes),
             Value::Bytes(bytes) => {
                 out.put_slice(bytes);
                 return Ok(IsNull::No);
             }
-            Value::Int(i) => i.to_string(),
+            Value::Int(i) => {
+                out.put_slice(itoa::Buffer::new().format(*i).as_bytes());
+                return Ok(IsNull::No);
+            }
+            Value::Decimal(text) | Value::Text(text) | Value::Object(text) => {
+                out.put_slice(text.as_bytes());
+                return Ok(IsNull::No);
+            }
+            Value::Bool(b) => {
+                out.put_slice(if *b { b"true" } else { b"false" });
+                return Ok(IsNull::No);
+            }
             Value::Double(d) => java::double_to_string(*d),
             Value::Float(f) => java::float_to_string(*f),
-            Value::Decimal(text) | Value::Text(text) | Value::Object(text) => text.clone(),
-            Value::Bool(b) => if *b { "true" } else { "false" }.into(),
             Value::Date(d) => java::sql_date(*d),
             Value::Time(t) => java::sql_time(*t),
             // pgjdbc sends a Timestamp with the JVM zone's offset for that moment.

@@ -23,7 +23,7 @@ use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
 use super::conn::Conn;
 use super::errors::JavaError;
@@ -163,8 +163,31 @@ impl Pool {
     /// `BasicDataSource.getConnection`.
     pub async fn get(self: &Arc<Pool>) -> Result<Pooled, JavaError> {
         self.create_data_source().await?;
+        // A free connection is taken without arming the max-wait timer.
+        let permit = match self.permits.clone().try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(TryAcquireError::Closed) => return Err(closed()),
+            Err(TryAcquireError::NoPermits) => Box::pin(self.wait_for_permit()).await?,
+        };
+        let idle = self.idle.lock().pop();
+        let mut conn = match idle {
+            Some(idle) => idle.conn,
+            None => Box::pin(self.open()).await?,
+        };
+        if conn.autocommit() != self.config.autocommit {
+            conn.set_autocommit(self.config.autocommit).await?;
+        }
+        Ok(Pooled {
+            conn: Some(conn),
+            pool: self.clone(),
+            _permit: permit,
+        })
+    }
+
+    /// Waits for a connection to come back, at most the max wait.
+    async fn wait_for_permit(&self) -> Result<OwnedSemaphorePermit, JavaError> {
         let acquire = self.permits.clone().acquire_owned();
-        let permit = match self.config.max_wait {
+        match self.config.max_wait {
             None => acquire.await,
             Some(wait) => match tokio::time::timeout(wait, acquire).await {
                 Ok(permit) => permit,
@@ -177,27 +200,20 @@ impl Pool {
                 }
             },
         }
-        .map_err(|_| JavaError::plain_sql("Data source is closed"))?;
-        let idle = self.idle.lock().pop();
-        let mut conn = match idle {
-            Some(idle) => idle.conn,
-            None => self.open().await?,
-        };
-        if conn.autocommit() != self.config.autocommit {
-            conn.set_autocommit(self.config.autocommit).await?;
-        }
-        Ok(Pooled {
-            conn: Some(conn),
-            pool: self.clone(),
-            _permit: permit,
-        })
+        .map_err(|_| closed())
     }
 
     /// The first borrow checks the settings with one connection and fills the pool.
+    /// Boxed past the first check: connecting futures are large, and every borrow's
+    /// future would otherwise be as large and be moved whole.
     async fn create_data_source(self: &Arc<Pool>) -> Result<(), JavaError> {
         if self.ready.load(Ordering::Acquire) {
             return Ok(());
         }
+        Box::pin(self.fill()).await
+    }
+
+    async fn fill(self: &Arc<Pool>) -> Result<(), JavaError> {
         let mut created = self.created.lock().await;
         if *created {
             return Ok(());
@@ -244,6 +260,10 @@ impl Pool {
         }
         Ok(conn)
     }
+}
+
+fn closed() -> JavaError {
+    JavaError::plain_sql("Data source is closed")
 }
 
 /// The keep-alive evictor: every `interval`, idle connections older than the

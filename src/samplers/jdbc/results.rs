@@ -41,6 +41,11 @@ pub struct Outputs<'a> {
 /// Appends a result set in JMeter's layout and sets the variables from it.
 pub fn result_set(out: &mut String, rows: ResultSet, outputs: &Outputs<'_>, vars: &mut Variables) {
     let count = rows.columns.len();
+    // Room for the header and short values, so that a small result is written without
+    // growing the text again and again.
+    out.reserve(
+        rows.columns.iter().map(|c| c.len() + 1).sum::<usize>() + rows.rows.len() * count * 16,
+    );
     for (i, label) in rows.columns.iter().enumerate() {
         out.push_str(label);
         out.push(if i + 1 == count { '\n' } else { '\t' });
@@ -79,7 +84,7 @@ pub fn result_set(out: &mut String, rows: ResultSet, outputs: &Outputs<'_>, vars
     }
     if !outputs.result_variable.is_empty() {
         let object = ResultRows {
-            columns: rows.columns.into(),
+            columns: rows.columns,
             rows: rows.rows,
         };
         vars.put_object(outputs.result_variable, VariableObject(Arc::new(object)));
@@ -151,7 +156,7 @@ mod tests {
 
     fn rows(n: usize) -> ResultSet {
         ResultSet {
-            columns: vec!["id".into(), "name".into(), "note".into()],
+            columns: vec!["id".into(), "name".into(), "note".into()].into(),
             rows: (1..=n)
                 .map(|i| vec![Cell::Int(i as i64), Cell::Text(format!("n{i}")), Cell::Null])
                 .collect(),
