@@ -508,7 +508,8 @@ impl VirtualUser {
     }
 }
 
-/// Awaits a sample that did not complete at once. Once a stop from outside the plan was
+/// Awaits a sample that did not complete at once (its first poll, just made, returned
+/// `Pending` and left its waker with what it waits for). Once a stop from outside the plan was
 /// asked for, the sample is listed as in progress until it ends. At an immediate stop it
 /// is polled once more: samplers that wait end their sample then with the error JMeter's
 /// interrupted sampler reports (they watch `stop_now`, or `RunShared::interrupting` when
@@ -520,10 +521,22 @@ async fn finish_sample<S: Future + ?Sized>(
     label: &Arc<str>,
     thread: &Arc<str>,
 ) -> Option<S::Output> {
-    tokio::select! {
-        biased;
-        result = sample.as_mut() => return Some(result),
-        _ = run.stop_notice.cancelled() => {}
+    // The sample was polled a moment ago and is waiting for its waker: polling it again
+    // now would walk the whole chain of the sampler's futures for nothing.
+    let mut polled_just_now = true;
+    let notice = run.stop_notice.cancelled();
+    tokio::pin!(notice);
+    let finished = std::future::poll_fn(|task| {
+        if !std::mem::take(&mut polled_just_now) {
+            if let Poll::Ready(result) = sample.as_mut().poll(task) {
+                return Poll::Ready(Some(result));
+            }
+        }
+        notice.as_mut().poll(task).map(|()| None)
+    })
+    .await;
+    if finished.is_some() {
+        return finished;
     }
     let _listed = run.in_flight.enter(label.clone(), thread.clone());
     tokio::select! {
