@@ -17,31 +17,13 @@ USERS="${USERS:-20}"
 DURATION="${DURATION:-30}"
 ROWS="${ROWS:-100000}"
 WORK="$(mktemp -d)"
-chmod 755 "$WORK"
-PG_BIN="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
-AS=()
-if [ "$(id -u)" = 0 ]; then AS=(runuser -u postgres --); chown postgres "$WORK"; fi
-stop() {
-  "${AS[@]}" "$PG_BIN/pg_ctl" -D "$WORK/data" stop -m fast >/dev/null 2>&1 || true
-  rm -rf "$WORK"
-}
+. "$ROOT/bench/lib/private_postgres.sh"
+stop() { stop_private_postgres "$WORK"; rm -rf "$WORK"; }
 trap stop EXIT
 
 cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin jmxr --example jdbc_bench
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-echo secret > "$WORK/pw"
-[ ${#AS[@]} -gt 0 ] && chown postgres "$WORK/pw"
-"${AS[@]}" "$PG_BIN/initdb" -D "$WORK/data" -U bench -A scram-sha-256 --pwfile="$WORK/pw" \
-  -E UTF8 --locale=C --no-sync >/dev/null
-"${AS[@]}" "$PG_BIN/pg_ctl" -D "$WORK/data" -l "$WORK/server.log" -w start -o \
-  "-p $PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories=$WORK -c fsync=off -c max_connections=100" >/dev/null
-export PGPASSWORD=secret
-psql -q -h 127.0.0.1 -p "$PORT" -U bench -d postgres -c "create database bench"
-psql -q -h 127.0.0.1 -p "$PORT" -U bench -d bench \
-  -c "create table bench_items (id int primary key, name text)" \
-  -c "insert into bench_items select i, 'item ' || i from generate_series(1, $ROWS) i" \
-  -c "vacuum analyze bench_items"
+start_private_postgres "$WORK" "$ROWS"
 
 # "<queries> <cpu seconds>" lines from each client, measured with /usr/bin/time.
 printf '\\set id random(1, %s)\nselect name from bench_items where id = :id;\n' "$ROWS" > "$WORK/select.sql"
