@@ -125,6 +125,7 @@ pub struct QuotingMemo {
 
 impl QuotingMemo {
     const SLOTS: usize = 256;
+    const CONSTANT_SLOTS: usize = 64;
 
     pub fn new() -> QuotingMemo {
         QuotingMemo {
@@ -132,8 +133,6 @@ impl QuotingMemo {
             constants: vec![None; Self::CONSTANT_SLOTS],
         }
     }
-
-    const CONSTANT_SLOTS: usize = 64;
 
     fn constant_needs_quotes(&mut self, text: &'static str, delimiter: char) -> bool {
         let (address, len) = (text.as_ptr() as usize, text.len());
