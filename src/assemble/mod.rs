@@ -566,6 +566,7 @@ impl<'f> Builder<'f> {
         };
         Some(Node::Sampler(Arc::new(SamplerNode {
             id,
+            literal_label: name.as_literal().map(Arc::from),
             name,
             path,
             sampler,

@@ -7,11 +7,13 @@
 //! Controllers of this user, innermost first.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::task::Poll;
 
 use tokio::time::Instant;
+use tokio_util::sync::WaitForCancellationFutureOwned;
 
 use super::controllers::Flow;
 use super::empty_passes::EmptyPasses;
@@ -60,6 +62,10 @@ pub struct VirtualUser {
     /// The latest label of each sampler, by sampler id: a sample whose name comes out the
     /// same shares it instead of allocating its own.
     constant_labels: FastMap<usize, Arc<str>>,
+    /// The `JMeterThread.last_sample_ok` value this user last wrote, with the variables'
+    /// write count after it: while the count is unchanged (or moved only by the engine's
+    /// own other writes) the variable still holds it and need not be looked up.
+    last_ok_written: Option<(bool, u64)>,
     /// The iterations to run instead of the group's loop count (a Concurrency Thread
     /// Group's per-user limit; -1: no limit).
     pub(super) loops_override: Option<i64>,
@@ -83,6 +89,10 @@ pub struct VirtualUser {
     listener_lists: FastMap<usize, Arc<[usize]>>,
     /// Samples recorded but not yet on the bus; sent before the user can wait.
     pending: PendingSamples,
+    /// This user's place in the run's stop notice, taken at its first sample that waits
+    /// and kept for the next ones: joining and leaving the notice's list for every
+    /// sample cost two turns of its lock.
+    stop_notice: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
     /// Samplers this user started, whether or not they made a sample: a loop tells a
     /// pass that ran none by it ([`EmptyPasses`]).
     pub(super) samplers_run: u64,
@@ -111,6 +121,7 @@ impl VirtualUser {
             transactions: Vec::new(),
             parameter_scopes: Vec::new(),
             constant_labels: FastMap::default(),
+            last_ok_written: None,
             loops_override: None,
             concurrency: None,
             arrival: None,
@@ -119,6 +130,7 @@ impl VirtualUser {
             run,
             listener_lists: FastMap::default(),
             pending: PendingSamples::default(),
+            stop_notice: None,
             samplers_run: 0,
             thread_name,
         }
@@ -175,9 +187,7 @@ impl VirtualUser {
                 self.arrival_late_ms = tally.began(*intended);
             }
             self.user.iteration += 1;
-            self.user
-                .vars
-                .put_str(&idx_var, itoa::Buffer::new().format(done));
+            self.put_engine_variable(&idx_var, itoa::Buffer::new().format(done));
             self.thread_iteration_start();
             self.passes.push(done as u64);
             empty.pass_begins(self);
@@ -258,7 +268,17 @@ impl VirtualUser {
                     // The sample waits (a response, a pause): the user's recorded samples
                     // go out first rather than sit here meanwhile.
                     send_pending(&mut self.pending, &self.bus).await;
-                    finish_sample(sample.as_mut(), run, &label, &self.thread_name).await
+                    let notice = self
+                        .stop_notice
+                        .get_or_insert_with(|| Box::pin(run.stop_notice.clone().cancelled_owned()));
+                    finish_sample(
+                        sample.as_mut(),
+                        notice.as_mut(),
+                        run,
+                        &label,
+                        &self.thread_name,
+                    )
+                    .await
                 }
             }
         };
@@ -273,6 +293,9 @@ impl VirtualUser {
     /// The sample's label: the sampler's name, evaluated for this sample unless it is
     /// constant text.
     fn label_of(&mut self, node: &SamplerNode) -> Arc<str> {
+        if let Some(label) = &node.literal_label {
+            return label.clone();
+        }
         let evaluated;
         let text = match node.name.as_literal() {
             Some(text) => text,
@@ -434,10 +457,30 @@ impl VirtualUser {
 
     pub(super) fn set_last_ok(&mut self, ok: bool) {
         const LAST_SAMPLE_OK: &str = "JMeterThread.last_sample_ok";
+        let vars = &mut self.user.vars;
+        if self.last_ok_written == Some((ok, vars.writes())) {
+            return;
+        }
         let value = if ok { "true" } else { "false" };
         // Mostly unchanged from the previous sample: then there is nothing to allocate.
-        if self.user.vars.get(LAST_SAMPLE_OK) != Some(value) {
-            self.user.vars.put(LAST_SAMPLE_OK, value);
+        if vars.get(LAST_SAMPLE_OK) != Some(value) {
+            vars.put(LAST_SAMPLE_OK, value);
+        }
+        self.last_ok_written = Some((ok, vars.writes()));
+    }
+
+    /// Writes a variable the engine keeps (a loop index) without losing track of the
+    /// `JMeterThread.last_sample_ok` value written before it.
+    fn put_engine_variable(&mut self, name: &str, value: &str) {
+        let vars = &mut self.user.vars;
+        let last_ok_current = self
+            .last_ok_written
+            .is_some_and(|(_, writes)| writes == vars.writes());
+        vars.put_str(name, value);
+        if last_ok_current {
+            if let Some((_, writes)) = &mut self.last_ok_written {
+                *writes = vars.writes();
+            }
         }
     }
 
@@ -515,8 +558,11 @@ impl VirtualUser {
 /// interrupted sampler reports (they watch `stop_now`, or `RunShared::interrupting` when
 /// polled), and it is recorded as any other. `None`: the sampler went on regardless, and
 /// its sample is abandoned.
+/// `notice` is the user's wait for `run.stop_notice`, which stays ready once the
+/// notice fired.
 async fn finish_sample<S: Future + ?Sized>(
-    mut sample: std::pin::Pin<&mut S>,
+    mut sample: Pin<&mut S>,
+    mut notice: Pin<&mut WaitForCancellationFutureOwned>,
     run: &crate::user_state::RunShared,
     label: &Arc<str>,
     thread: &Arc<str>,
@@ -524,8 +570,6 @@ async fn finish_sample<S: Future + ?Sized>(
     // The sample was polled a moment ago and is waiting for its waker: polling it again
     // now would walk the whole chain of the sampler's futures for nothing.
     let mut polled_just_now = true;
-    let notice = run.stop_notice.cancelled();
-    tokio::pin!(notice);
     let finished = std::future::poll_fn(|task| {
         if !std::mem::take(&mut polled_just_now) {
             if let Poll::Ready(result) = sample.as_mut().poll(task) {

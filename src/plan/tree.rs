@@ -181,6 +181,8 @@ pub enum Node {
 pub struct SamplerNode {
     pub id: usize,
     pub name: Template,
+    /// The label of every sample when the name is constant text, shared by all users.
+    pub literal_label: Option<Arc<str>>,
     pub path: Arc<str>,
     pub sampler: Arc<dyn Sampler>,
     pub scope: ScopePackage,

@@ -21,6 +21,9 @@ pub struct Variables {
     objects: HashMap<String, VariableObject>,
     /// State of per-thread function call sites (`__counter(TRUE)`), keyed by call-site id.
     pub(crate) call_site_counters: HashMap<usize, i64>,
+    /// How many times a variable was written or removed: lets the engine know that a
+    /// value it wrote itself is still there without looking it up.
+    writes: u64,
 }
 
 impl Variables {
@@ -30,7 +33,13 @@ impl Variables {
     pub fn get(&self, name: &str) -> Option<&str> {
         self.map.get(name).map(String::as_str)
     }
+    /// Counts every change to the variables (see the field): equal counts mean nothing
+    /// was written in between.
+    pub fn writes(&self) -> u64 {
+        self.writes
+    }
     pub fn put(&mut self, name: impl Into<String>, value: impl Into<String>) {
+        self.writes += 1;
         let name = name.into();
         if !self.objects.is_empty() {
             self.objects.remove(&name);
@@ -40,6 +49,7 @@ impl Variables {
     /// `put` for values written every iteration (loop indexes): an existing variable's
     /// text is overwritten in place, so nothing is allocated.
     pub fn put_str(&mut self, name: &str, value: &str) {
+        self.writes += 1;
         if !self.objects.is_empty() {
             self.objects.remove(name);
         }
@@ -54,6 +64,7 @@ impl Variables {
         }
     }
     pub fn remove(&mut self, name: &str) -> Option<String> {
+        self.writes += 1;
         self.objects.remove(name);
         self.map.remove(name)
     }
@@ -64,6 +75,7 @@ impl Variables {
     /// Stores a non-string value; a string of the same name is dropped, as one name
     /// holds one value in JMeter.
     pub fn put_object(&mut self, name: impl Into<String>, value: VariableObject) {
+        self.writes += 1;
         let name = name.into();
         self.map.remove(&name);
         self.objects.insert(name, value);
@@ -114,4 +126,29 @@ pub struct EvalContext<'a> {
     pub sampler_name: &'a str,
     /// The previous sample of this user (`__regexFunction`, scripts).
     pub prev: Option<&'a SampleResult>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_change_counts_as_a_write_and_reads_do_not() {
+        let mut vars = Variables::new();
+        let mut seen = vars.writes();
+        let mut changed = |vars: &Variables, what: &str| {
+            assert!(vars.writes() > seen, "{what} was not counted");
+            seen = vars.writes();
+        };
+        vars.put("a", "1");
+        changed(&vars, "put");
+        vars.put_str("a", "1");
+        changed(&vars, "put_str of the same value");
+        vars.put_object("o", VariableObject(Arc::new(1_i64)));
+        changed(&vars, "put_object");
+        vars.remove("missing");
+        changed(&vars, "remove");
+        let _ = (vars.get("a"), vars.contains("a"), vars.get_object("o"));
+        assert_eq!(vars.writes(), seen, "reads changed the count");
+    }
 }
