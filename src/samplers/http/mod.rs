@@ -121,7 +121,9 @@ impl UserHttp {
         http2: bool,
     ) -> Result<client::Incoming, TransportError> {
         if http2 {
-            http2::exchange(&mut self.h2, &mut self.pool, out, started).await
+            // Boxed: its future is twice the HTTP/1.1 one's, and inline it would make
+            // every sample's future as large.
+            Box::pin(http2::exchange(&mut self.h2, &mut self.pool, out, started)).await
         } else {
             client::exchange(&mut self.pool, out, started).await
         }
@@ -506,7 +508,8 @@ impl HttpSampler {
         let started = Instant::now();
         let mut exchanged = {
             let (state, run) = cx.user.slot_and_run(HTTP_SLOT, UserHttp::default);
-            interruptible(state.exchange(&out, started, self.http2), run).await
+            let exchange = std::pin::pin!(state.exchange(&out, started, self.http2));
+            interruptible(exchange, run).await
         };
         // A Digest challenge is answered within the same sample, as HttpClient does.
         if let Some(answer) = self.digest_answer(cx, hop, &exchanged) {
@@ -514,7 +517,8 @@ impl HttpSampler {
             out.head = answered.as_bytes();
             result.request_headers = request_headers;
             let (state, run) = cx.user.slot_and_run(HTTP_SLOT, UserHttp::default);
-            exchanged = interruptible(state.exchange(&out, started, self.http2), run).await;
+            let exchange = std::pin::pin!(state.exchange(&out, started, self.http2));
+            exchanged = interruptible(exchange, run).await;
         }
         let elapsed = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
         result.start_time = start_ms;
@@ -903,12 +907,16 @@ fn verify_certificates(cx: &SampleContext<'_>) -> bool {
 /// progress (`HTTPHC4Impl.interrupt`): the sample fails with the `SocketException` the
 /// aborted connection gives. Looking at the run's flag costs nothing per request; the
 /// user polls the sample once more after an immediate stop, and that poll ends it.
-async fn interruptible(
-    exchange: impl std::future::Future<Output = Result<client::Incoming, TransportError>>,
-    run: &crate::user_state::RunShared,
-) -> Result<client::Incoming, TransportError> {
-    let mut exchange = std::pin::pin!(exchange);
-    std::future::poll_fn(|task| {
+fn interruptible<'a, F>(
+    mut exchange: std::pin::Pin<&'a mut F>,
+    run: &'a crate::user_state::RunShared,
+) -> impl std::future::Future<Output = Result<client::Incoming, TransportError>> + 'a
+where
+    F: std::future::Future<Output = Result<client::Incoming, TransportError>> + ?Sized,
+{
+    // The exchange is pinned where the caller made it: taken by value, it would be
+    // stored twice in the sample's future (as the argument and as the pinned copy).
+    std::future::poll_fn(move |task| {
         if run.interrupting() {
             return std::task::Poll::Ready(Err(TransportError {
                 class: "java.net.SocketException",
@@ -917,7 +925,6 @@ async fn interruptible(
         }
         exchange.as_mut().poll(task)
     })
-    .await
 }
 
 /// Whether recorded request headers (`name: value` lines) hold `Connection: close`.
