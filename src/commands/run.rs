@@ -22,8 +22,8 @@ use crate::jmx;
 use crate::plan;
 use crate::plan::Severity;
 use crate::results::{
-    AutoStop, AutoStopLimits, Collector, CriteriaSink, JtlFiles, ResultsBus, SampleEvent,
-    SaveConfig, Sink, StopRun, Summariser, SystemClock, Verdicts, BUS_CAPACITY,
+    AutoStop, AutoStopLimits, Batch, Collector, CriteriaSink, JtlFiles, ResultsBus, SaveConfig,
+    Sink, StopRun, Summariser, SystemClock, Verdicts, BUS_CAPACITY,
 };
 use crate::runlog;
 use crate::user_state::in_flight::{describe, seconds};
@@ -318,7 +318,7 @@ fn start_properties(mut props: HashMap<String, String>, start_ms: Option<i64>) -
 /// third of its thread's time went to the sinks). The answer is the sinks' failures;
 /// `on_failure` hears of each as it happens.
 fn spawn_drain(
-    receiver: mpsc::Receiver<Vec<SampleEvent>>,
+    receiver: mpsc::Receiver<Batch>,
     sinks: Vec<Box<dyn Sink>>,
     on_failure: Box<dyn FnMut(&str) + Send>,
 ) -> tokio::sync::oneshot::Receiver<Vec<String>> {
@@ -380,7 +380,7 @@ impl Sinks {
 /// the sinks when the bus closes. The bus is drained to its end even after a failure, so
 /// users never wait on it while the run stops.
 async fn drain(
-    mut receiver: mpsc::Receiver<Vec<SampleEvent>>,
+    mut receiver: mpsc::Receiver<Batch>,
     sinks: Vec<Box<dyn Sink>>,
     on_failure: Box<dyn FnMut(&str) + Send>,
 ) -> Vec<String> {
@@ -402,9 +402,9 @@ async fn drain(
         match received {
             Ok(0) => break,
             Ok(_) => {
-                let taken: usize = batches.iter().map(Vec::len).sum();
-                for event in batches.drain(..).flatten() {
-                    sinks.each(|sink| sink.on_sample(&event));
+                let taken: usize = batches.iter().map(Batch::len).sum();
+                for batch in batches.drain(..) {
+                    batch.for_each(|event| sinks.each(|sink| sink.on_sample(&event)));
                 }
                 // Waiting on the bus when it is nearly empty would wake this task (and
                 // a sleeping worker thread) for every sample a user publishes: at high

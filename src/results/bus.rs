@@ -27,7 +27,37 @@ pub struct SampleEvent {
 /// so slow sinks slow the users down rather than losing samples.
 #[derive(Clone)]
 pub struct ResultsBus {
-    sender: mpsc::Sender<Vec<SampleEvent>>,
+    sender: mpsc::Sender<Batch>,
+}
+
+/// What a user sends at once. A user whose samples wait (HTTP, JDBC) sends each one
+/// before it waits for the next, so most of its batches hold one sample: those go
+/// without a list to allocate and free.
+#[derive(Debug)]
+pub enum Batch {
+    One(SampleEvent),
+    Many(Vec<SampleEvent>),
+}
+
+impl Batch {
+    pub fn len(&self) -> usize {
+        match self {
+            Batch::One(_) => 1,
+            Batch::Many(events) => events.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Hands every sample to `each`, oldest first.
+    pub fn for_each(self, mut each: impl FnMut(SampleEvent)) {
+        match self {
+            Batch::One(event) => each(event),
+            Batch::Many(events) => events.into_iter().for_each(each),
+        }
+    }
 }
 
 /// Capacity of the bus, in batches (of at most [`USER_BATCH`] samples each).
@@ -42,27 +72,29 @@ pub const USER_BATCH: usize = 64;
 pub const MAX_BATCH_AGE_MS: i64 = 100;
 
 impl ResultsBus {
-    pub fn new(capacity: usize) -> (ResultsBus, mpsc::Receiver<Vec<SampleEvent>>) {
+    pub fn new(capacity: usize) -> (ResultsBus, mpsc::Receiver<Batch>) {
         let (sender, receiver) = mpsc::channel(capacity);
         (ResultsBus { sender }, receiver)
     }
 
     /// Publishes a batch of samples, in order; returns false only if the sink task is
     /// gone.
-    pub async fn publish(&self, batch: Vec<SampleEvent>) -> bool {
+    pub async fn publish(&self, batch: Batch) -> bool {
         self.sender.send(batch).await.is_ok()
     }
 
     /// Publishes a batch if the bus has room now (for a user that is being dropped and
     /// cannot wait); false when it was lost.
-    pub fn try_publish(&self, batch: Vec<SampleEvent>) -> bool {
+    pub fn try_publish(&self, batch: Batch) -> bool {
         self.sender.try_send(batch).is_ok()
     }
 }
 
-/// A user's samples not yet on the bus, oldest first.
+/// A user's samples not yet on the bus, oldest first: a lone sample is kept by itself,
+/// and a list is made when a second one comes.
 #[derive(Default)]
 pub struct PendingSamples {
+    lone: Option<SampleEvent>,
     events: Vec<SampleEvent>,
 }
 
@@ -70,8 +102,17 @@ impl PendingSamples {
     /// Keeps a sample; true when the batch should go now (full, or its oldest sample is
     /// old enough).
     pub fn push(&mut self, event: SampleEvent) -> bool {
-        if self.events.capacity() == 0 {
-            self.events.reserve_exact(USER_BATCH);
+        if self.events.is_empty() {
+            match self.lone.take() {
+                None => {
+                    self.lone = Some(event);
+                    return USER_BATCH == 1;
+                }
+                Some(first) => {
+                    self.events.reserve_exact(USER_BATCH);
+                    self.events.push(first);
+                }
+            }
         }
         let end = event.result.end_time;
         self.events.push(event);
@@ -79,12 +120,15 @@ impl PendingSamples {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
+        self.lone.is_none() && self.events.is_empty()
     }
 
     /// The kept samples, leaving none.
-    pub fn take(&mut self) -> Vec<SampleEvent> {
-        std::mem::take(&mut self.events)
+    pub fn take(&mut self) -> Batch {
+        match self.lone.take() {
+            Some(event) => Batch::One(event),
+            None => Batch::Many(std::mem::take(&mut self.events)),
+        }
     }
 }
 
@@ -126,8 +170,28 @@ mod tests {
         assert!(!pending.push(ended_at(5_000)));
         assert!(!pending.push(ended_at(5_000 + MAX_BATCH_AGE_MS - 1)));
         assert!(pending.push(ended_at(5_000 + MAX_BATCH_AGE_MS)));
-        let batch = pending.take();
-        let ends: Vec<i64> = batch.iter().map(|e| e.result.end_time).collect();
+        let mut ends = Vec::new();
+        pending.take().for_each(|e| ends.push(e.result.end_time));
         assert_eq!(ends, [5_000, 5_099, 5_100]);
+        assert!(pending.is_empty());
+    }
+
+    #[test]
+    fn a_lone_sample_goes_by_itself_and_the_next_ones_follow_in_order() {
+        let mut pending = PendingSamples::default();
+        assert!(!pending.push(ended_at(7)));
+        assert!(!pending.is_empty());
+        let lone = pending.take();
+        assert!(matches!(&lone, Batch::One(event) if event.result.end_time == 7));
+        assert!(pending.is_empty());
+        for end in [8, 9, 10] {
+            assert!(!pending.push(ended_at(end)));
+        }
+        let mut ends = Vec::new();
+        let batch = pending.take();
+        assert_eq!(batch.len(), 3);
+        batch.for_each(|e| ends.push(e.result.end_time));
+        assert_eq!(ends, [8, 9, 10]);
+        assert!(pending.is_empty());
     }
 }

@@ -36,7 +36,7 @@ pub use aggregate::{AggregateSettings, Aggregator, ApdexThresholds, Observation,
 pub use aggregate_graphs::{graphs, Graph, Page, XAxis};
 pub use autostop::{AutoStop, AutoStopLimits, StopRun};
 pub use backend::{BackendConfig, BackendSink, Parameters as BackendParameters};
-pub use bus::{PendingSamples, ResultsBus, SampleEvent, Sink, BUS_CAPACITY};
+pub use bus::{Batch, PendingSamples, ResultsBus, SampleEvent, Sink, BUS_CAPACITY};
 pub use criteria::{describe, junit_xml, CriteriaSink, Criterion, Verdict, Verdicts};
 pub use csv::{csv_header, quote, write_csv_row, write_csv_sample};
 pub use flexible_file_writer::FlexibleFileSink;
