@@ -69,7 +69,7 @@ use crate::sample::SampleResult;
 
 use self::config::HttpSpec;
 use super::new_result;
-use crate::foundation::clock::wall_clock_ms;
+use crate::foundation::clock::{wall_clock_ms, wall_clock_ms_at};
 
 pub(super) use self::bzm::build as build_bzm_http2;
 pub(super) use self::parallel_requests::build as build_parallel_http_requests;
@@ -453,12 +453,14 @@ impl HttpSampler {
         result.cookies = cookie;
         result.query_string = match hop.body {
             Some(body) => body.shown.clone(),
-            None => hop
-                .url
-                .path_and_query
-                .split_once('?')
-                .map(|(_, q)| q.to_string())
-                .unwrap_or_default(),
+            // A byte search: paths are short, and `split_once` costs more to start.
+            None => {
+                let path = hop.url.path_and_query.as_str();
+                match path.bytes().position(|b| b == b'?') {
+                    Some(at) => path[at + 1..].to_string(),
+                    None => String::new(),
+                }
+            }
         };
         result.sampler_data = sampler_data(hop, &result.cookies);
         if self.refuses_transfer_encoding(cx, hop) {
@@ -504,8 +506,9 @@ impl HttpSampler {
             max_body: self.max_body,
         };
         self.reset_connections_for_a_new_user(cx);
-        let start_ms = wall_clock_ms();
+        // One clock read for both: the stamp and the start of the elapsed time.
         let started = Instant::now();
+        let start_ms = wall_clock_ms_at(started);
         let mut exchanged = {
             let (state, run) = cx.user.slot_and_run(HTTP_SLOT, UserHttp::default);
             let exchange = std::pin::pin!(state.exchange(&out, started, self.http2));
