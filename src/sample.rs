@@ -81,7 +81,7 @@ pub struct SampleResult {
     /// HTTP only: the `Cookie` header sent (`<cookies>` in XML).
     pub cookies: String,
     /// HTTP only: the request method; empty means unset, and no `<method>` is written.
-    pub http_method: String,
+    pub http_method: Text,
     /// HTTP only: the query string or form body (`<queryString>` in XML).
     pub query_string: String,
     /// HTTP only: the `Location` of a redirect response (`<redirectLocation>` in XML).
@@ -196,7 +196,7 @@ impl SampleResult {
             action: SampleAction::Continue,
             is_http: false,
             cookies: String::new(),
-            http_method: String::new(),
+            http_method: Text::Borrowed(""),
             query_string: String::new(),
             redirect_location: None,
             intended_start: None,

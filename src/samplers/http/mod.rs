@@ -447,7 +447,7 @@ impl HttpSampler {
         result.thread_name = cx.user.thread.thread_name.clone();
         result.is_http = true;
         result.url = Some(hop.url_text.to_string());
-        result.http_method = hop.method.to_string();
+        result.http_method = method_text(hop.method);
         let (head, request_headers, cookie) = self.request_head(cx, hop, None);
         result.request_headers = request_headers;
         result.cookies = cookie;
@@ -930,6 +930,15 @@ where
     })
 }
 
+/// The method as the sample records it: the usual ones without a copy.
+fn method_text(method: &str) -> crate::sample::Text {
+    const USUAL: [&str; 7] = ["GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH"];
+    match USUAL.iter().find(|usual| **usual == method) {
+        Some(usual) => crate::sample::Text::Borrowed(usual),
+        None => crate::sample::Text::Owned(method.to_string()),
+    }
+}
+
 /// Whether recorded request headers (`name: value` lines) hold `Connection: close`.
 fn asks_to_close(request_headers: &str) -> bool {
     request_headers.lines().any(|line| {
@@ -960,7 +969,7 @@ fn failed_before_sending(
     result.is_http = true;
     result.url = url;
     if let Some(method) = method {
-        result.http_method = method;
+        result.http_method = method.into();
     }
     result.start_time = wall_clock_ms();
     result.end_time = result.start_time;

@@ -129,7 +129,7 @@ impl ParallelHttpSampler {
         let mut page = SampleResult::new(Arc::from(""));
         page.is_http = true;
         page.url = Some(LIST_URL.to_string());
-        page.http_method = "GET".to_string();
+        page.http_method = "GET".into();
         page.request_headers = "\n".to_string();
         page.sampler_data = listed;
         page.content_type = "text/html".to_string();

@@ -23,7 +23,7 @@ impl HttpSampler {
         first: SampleResult,
     ) -> SampleResult {
         let max = max_redirects(cx);
-        let (start, method) = (first.start_time, first.http_method.clone());
+        let (start, method) = (first.start_time, first.http_method.to_string());
         let mut last = first;
         let mut hops = 0;
         while let Some(location) = last.redirect_location.clone() {
