@@ -179,6 +179,38 @@ fn a_new_user_each_iteration_starts_without_connections_or_cookies() {
     assert_eq!(sets[0].connection, checks[0].connection);
 }
 
+/// A request of constants is sent with a head made once; a cookie the user received
+/// since must still go out with it, in HttpClient's place (after `Connection`).
+#[test]
+fn a_kept_request_head_still_carries_the_cookies_received_since() {
+    let server = serve(handler);
+    let port = format!("-Jport={}", server.port);
+    let jtl = run_fixture("http/kept_head_cookies.jmx", &[&port]);
+    assert_eq!(jtl.values("responseCode"), ["200"; 6]);
+    let checks = server.requests_to("/check");
+    assert_eq!(checks.len(), 3);
+    let cookies: Vec<Option<&str>> = checks.iter().map(|c| c.header("Cookie")).collect();
+    assert_eq!(cookies, [None, Some("it=1"), Some("it=1")]);
+    let names = |request: &Request| -> Vec<String> {
+        request
+            .headers
+            .iter()
+            .map(|(name, _)| name.clone())
+            .collect()
+    };
+    assert_eq!(
+        names(&checks[0]),
+        ["Connection", "X-Constant", "Host", "User-Agent"]
+    );
+    for later in &checks[1..] {
+        assert_eq!(
+            names(later),
+            ["Connection", "Cookie", "X-Constant", "Host", "User-Agent"]
+        );
+        assert_eq!(later.header("X-Constant"), Some("yes"));
+    }
+}
+
 /// A URL made of properties alone is kept between samples; a property set during the
 /// run must still change the next request.
 #[test]

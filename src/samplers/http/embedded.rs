@@ -263,6 +263,7 @@ impl HttpSampler {
                 url_text: &url_text,
                 method: "GET",
                 body: None,
+                kept_head: None,
             };
             let first = self.one_hop(cx, &hop).await;
             return Arc::unwrap_or_clone(self.after_first(cx, first, "GET", depth).await);

@@ -15,6 +15,14 @@ use super::url::Url;
 use super::{auth, Hop, HttpSampler, USER_AGENT};
 use crate::plan::SampleContext;
 
+/// The head of a request whose method and URL follow from constants, made once: the
+/// head as sent and the headers as JMeter records them, for the samples that add
+/// nothing of the user's (no cookie, no credentials, no cached validators, no body).
+pub(super) struct KeptHead {
+    head: String,
+    recorded: String,
+}
+
 impl HttpSampler {
     /// Whether HttpClient 4 refuses the request before sending it: its `RequestContent`
     /// step will not compute the framing of a request that carries an entity (POST, PUT,
@@ -41,6 +49,82 @@ impl HttpSampler {
         cx: &mut SampleContext<'_>,
         hop: &Hop<'_>,
         answer: Option<&str>,
+    ) -> (String, String, String) {
+        let cache_holds = self
+            .cache(cx)
+            .is_some_and(|cache| cache.holds(hop.url_text));
+        match hop.kept_head {
+            Some(kept) if answer.is_none() && hop.body.is_none() && !cache_holds => {
+                // The Header Manager's headers are constant: reading the user's cookies
+                // and credentials first changes nothing they would compute.
+                let cookie = self.cookie_header(cx, hop.url);
+                let authorization = self
+                    .credentials(cx, hop.url)
+                    .and_then(|c| auth::preemptive(&c));
+                if cookie.is_empty() && authorization.is_none() {
+                    return (kept.head.clone(), kept.recorded.clone(), cookie);
+                }
+                self.build_head(cx, hop, Some((cookie, authorization)), false)
+            }
+            _ => {
+                let authorization = answer.map(str::to_string);
+                let given = authorization.map(|auth| (None, Some(auth)));
+                self.build_head_with(cx, hop, given, cache_holds)
+            }
+        }
+    }
+
+    /// The head of a kept request (see [`KeptHead`]), when the Header Manager's headers
+    /// are constant text and none is a `Cookie` (sent only without the Cookie Manager's),
+    /// and the implementation is fixed.
+    pub(super) fn kept_head(
+        &self,
+        cx: &mut SampleContext<'_>,
+        url: &Url,
+        url_text: &str,
+        method: &str,
+    ) -> Option<KeptHead> {
+        let constant = matches!(self.implementation, super::Implementation::Fixed { .. })
+            && self.spec.headers.iter().all(|(name, value)| {
+                value.as_literal().is_some() && !name.eq_ignore_ascii_case("Cookie")
+            });
+        if !constant {
+            return None;
+        }
+        let hop = Hop {
+            url,
+            url_text,
+            method,
+            body: None,
+            kept_head: None,
+        };
+        let (head, recorded, _) = self.build_head(cx, &hop, Some((String::new(), None)), false);
+        Some(KeptHead { head, recorded })
+    }
+
+    /// [`HttpSampler::build_head_with`] with the user's cookie header and the
+    /// `Authorization` value already read.
+    fn build_head(
+        &self,
+        cx: &mut SampleContext<'_>,
+        hop: &Hop<'_>,
+        given: Option<(String, Option<String>)>,
+        cache_holds: bool,
+    ) -> (String, String, String) {
+        let given = given.map(|(cookie, authorization)| (Some(cookie), authorization));
+        self.build_head_with(cx, hop, given, cache_holds)
+    }
+
+    /// Builds the head. `given` holds what the caller read already: the cookie header,
+    /// and the `Authorization` value (a Digest answer, or the preemptive credentials); the
+    /// rest is read here in HttpClient's order. `cache_holds`: the Cache Manager has
+    /// validators for the URL.
+    fn build_head_with(
+        &self,
+        cx: &mut SampleContext<'_>,
+        hop: &Hop<'_>,
+        given: Option<(Option<String>, Option<String>)>,
+        cache_holds: bool,
     ) -> (String, String, String) {
         let label = cx.label.clone();
         let mut headers: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::with_capacity(8);
@@ -79,10 +163,7 @@ impl HttpSampler {
             }
         }
         // The Cache Manager's validators follow the Header Manager's headers.
-        if self
-            .cache(cx)
-            .is_some_and(|cache| cache.holds(hop.url_text))
-        {
+        if cache_holds {
             let sent: Vec<(String, String)> = headers
                 .iter()
                 .map(|(n, v)| (n.to_string(), v.to_string()))
@@ -96,12 +177,16 @@ impl HttpSampler {
         let has = |headers: &[(Cow<'_, str>, Cow<'_, str>)], name: &str| {
             headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
         };
-        let mut cookie = self.cookie_header(cx, hop.url);
+        let (given_cookie, given_authorization) = given.unwrap_or_default();
+        let mut cookie = match given_cookie {
+            Some(cookie) => cookie,
+            None => self.cookie_header(cx, hop.url),
+        };
         if cookie.is_empty() {
             cookie = manager_cookie;
         }
-        let authorization = match answer {
-            Some(answer) => Some(answer.to_string()),
+        let authorization = match given_authorization {
+            Some(authorization) => Some(authorization),
             None => self
                 .credentials(cx, hop.url)
                 .and_then(|c| auth::preemptive(&c)),

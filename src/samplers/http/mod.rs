@@ -176,8 +176,15 @@ enum Implementation {
     Evaluated { default_java: bool },
 }
 
-/// A request's method, URL and the URL as text.
-type FixedRequest = (String, Url, String);
+/// A request whose method and URL follow from constants and properties alone.
+struct FixedRequest {
+    method: String,
+    url: Url,
+    /// `url` as text.
+    url_text: String,
+    /// The request's head when it follows from constants too (see [`KeptHead`]).
+    head: Option<head::KeptHead>,
+}
 
 /// The version a kept request starts at: properties never reach it.
 const NOT_MADE_YET: u64 = u64::MAX;
@@ -280,6 +287,8 @@ struct Hop<'a> {
     url_text: &'a str,
     method: &'a str,
     body: Option<&'a request::Body>,
+    /// The head this request is sent with when nothing of the user's adds to it.
+    kept_head: Option<&'a head::KeptHead>,
 }
 
 impl HttpSampler {
@@ -290,13 +299,19 @@ impl HttpSampler {
     /// it was copied at every step of the way (hop, redirects, resources, boxing).
     async fn sample_unboxed(&self, cx: &mut SampleContext<'_>) -> Option<Arc<SampleResult>> {
         if let Some(kept) = self.kept_request(cx) {
-            let (method, url, url_text) = &*kept;
+            let FixedRequest {
+                method,
+                url,
+                url_text,
+                head,
+            } = &*kept;
             if url.scheme != "file" {
                 let hop = Hop {
                     url,
                     url_text,
                     method,
                     body: None,
+                    kept_head: head.as_ref(),
                 };
                 if let Some(cached) = self.answered_from_cache(cx, url_text, method) {
                     return cached.map(Arc::new);
@@ -349,6 +364,7 @@ impl HttpSampler {
             url_text: &url_text,
             method: &method,
             body: body.as_ref(),
+            kept_head: None,
         };
         if let Some(cached) = self.answered_from_cache(cx, &url_text, &method) {
             return cached.map(Arc::new);
@@ -410,7 +426,15 @@ impl HttpSampler {
             Ok((url, None)) => {
                 let text = url.to_string();
                 let legal = url.scheme == "file" || self.client_accepts(cx, &url, &text).is_ok();
-                legal.then(|| Arc::new((method, url, text)))
+                legal.then(|| {
+                    let head = self.kept_head(cx, &url, &text, &method);
+                    Arc::new(FixedRequest {
+                        method,
+                        url,
+                        url_text: text,
+                        head,
+                    })
+                })
             }
             _ => None,
         };

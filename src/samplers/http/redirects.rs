@@ -55,6 +55,7 @@ impl HttpSampler {
                 url_text: &next_text,
                 method: &method,
                 body: None,
+                kept_head: None,
             };
             last = Arc::unwrap_or_clone(self.one_hop(cx, &hop).await);
             hops += 1;
@@ -100,6 +101,7 @@ impl HttpSampler {
                 url_text: &next_text,
                 method,
                 body: None,
+                kept_head: None,
             };
             last = Arc::unwrap_or_clone(self.one_hop(cx, &hop).await);
             // Each hop is a page of its own: its resources come with it.
