@@ -131,6 +131,12 @@ impl UserState {
         (slot, &self.run)
     }
 
+    /// The per-user state of element `id` if it was made, without making it: for checks
+    /// run on every sample that mostly find nothing.
+    pub fn existing_slot<T: Any + Send + Sync>(&self, id: usize) -> Option<&T> {
+        self.slots.get(&id)?.downcast_ref::<T>()
+    }
+
     /// Forgets the per-user state of element `id`.
     pub fn clear_slot(&mut self, id: usize) {
         self.slots.remove(&id);

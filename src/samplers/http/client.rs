@@ -951,7 +951,7 @@ impl<S: AsyncRead + Unpin> Reader<'_, S> {
     async fn read_head(&mut self) -> Result<Option<usize>, TransportError> {
         let mut searched = 0;
         loop {
-            if let Some(pos) = find(&self.buf[searched..], b"\r\n\r\n") {
+            if let Some(pos) = HEAD_END.find(&self.buf[searched..]) {
                 return Ok(Some(searched + pos + 4));
             }
             searched = self.buf.len().saturating_sub(3);
@@ -1089,6 +1089,11 @@ fn premature(expected: usize, got: usize) -> TransportError {
         format!("Premature end of Content-Length delimited message body (expected: {expected}; received: {got})"),
     )
 }
+
+/// The empty line that ends a response head. One vector search over the head finds it:
+/// looking for each line's CR and comparing there made a call per header line.
+static HEAD_END: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\r\n\r\n"));
 
 /// Where `needle` first starts in `haystack`. Looks for the needle's first byte with a
 /// plain scan and compares the rest only there: for the CRLFs of a response head that is

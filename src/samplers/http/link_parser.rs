@@ -76,10 +76,9 @@ impl PreProcessor for LinkParser {
 }
 
 /// Whether a link parser ran for the coming sample (its URL is then made afresh).
-pub fn pending(user: &mut UserState) -> bool {
-    let after = previous_sample(user);
-    let pending = user.slot(LINK_PARSER_SLOT, Pending::default);
-    pending.runs > 0 && pending.after == after
+pub fn pending(user: &UserState) -> bool {
+    user.existing_slot::<Pending>(LINK_PARSER_SLOT)
+        .is_some_and(|pending| pending.runs > 0 && pending.after == previous_sample(user))
 }
 
 /// The request's fields as evaluated for this sample, which [`apply`] may change.

@@ -192,10 +192,9 @@ fn url_decode(text: &str) -> String {
 }
 
 /// Whether a rewrite is decided for the coming sample.
-pub fn pending(user: &mut UserState) -> bool {
-    let after = previous_sample(user);
-    let slot = user.slot(REWRITE_SLOT, UserRewrites::default);
-    slot.pending.is_some() && slot.after == after
+pub fn pending(user: &UserState) -> bool {
+    user.existing_slot::<UserRewrites>(REWRITE_SLOT)
+        .is_some_and(|slot| slot.pending.is_some() && slot.after == previous_sample(user))
 }
 
 /// The rewrite decided for this sample, if any (taken: it holds for one sample).
