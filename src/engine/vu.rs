@@ -267,12 +267,13 @@ impl VirtualUser {
                 Poll::Pending => {
                     // The sample waits (a response, a pause): the user's recorded samples
                     // go out first rather than sit here meanwhile.
-                    send_pending(&mut self.pending, &self.bus).await;
+                    let waited = send_pending_waiting(&mut self.pending, &self.bus).await;
                     let notice = self
                         .stop_notice
                         .get_or_insert_with(|| Box::pin(run.stop_notice.clone().cancelled_owned()));
                     finish_sample(
                         sample.as_mut(),
+                        !waited,
                         notice.as_mut(),
                         run,
                         &label,
@@ -560,16 +561,19 @@ impl VirtualUser {
 /// its sample is abandoned.
 /// `notice` is the user's wait for `run.stop_notice`, which stays ready once the
 /// notice fired.
+///
+/// `polled_just_now`: nothing was awaited since the sample's first poll, so its waker
+/// has not fired, and polling it again now would walk the whole chain of the sampler's
+/// futures for nothing. When the task slept in between (the bus was full), a wake-up
+/// meant for the sample may have been spent on that sleep: the sample is polled first.
 async fn finish_sample<S: Future + ?Sized>(
     mut sample: Pin<&mut S>,
+    mut polled_just_now: bool,
     mut notice: Pin<&mut WaitForCancellationFutureOwned>,
     run: &crate::user_state::RunShared,
     label: &Arc<str>,
     thread: &Arc<str>,
 ) -> Option<S::Output> {
-    // The sample was polled a moment ago and is waiting for its waker: polling it again
-    // now would walk the whole chain of the sampler's futures for nothing.
-    let mut polled_just_now = true;
     let finished = std::future::poll_fn(|task| {
         if !std::mem::take(&mut polled_just_now) {
             if let Poll::Ready(result) = sample.as_mut().poll(task) {
@@ -598,6 +602,20 @@ async fn send_pending(pending: &mut PendingSamples, bus: &ResultsBus) {
     if !pending.is_empty() {
         bus.publish(pending.take()).await;
     }
+}
+
+/// [`send_pending`], telling whether it had to wait for room on the bus: the task then
+/// slept, and whatever woke it may have been meant for something else it waits on.
+async fn send_pending_waiting(pending: &mut PendingSamples, bus: &ResultsBus) -> bool {
+    let mut waited = false;
+    let mut send = std::pin::pin!(send_pending(pending, bus));
+    std::future::poll_fn(|task| {
+        let poll = send.as_mut().poll(task);
+        waited |= poll.is_pending();
+        poll
+    })
+    .await;
+    waited
 }
 
 impl Drop for VirtualUser {
@@ -647,5 +665,89 @@ impl OpenTransaction {
             }
         }
         self.samples.push(result.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::SampleEvent;
+    use crate::sample::SampleResult;
+
+    fn one_sample() -> PendingSamples {
+        let mut pending = PendingSamples::default();
+        pending.push(SampleEvent {
+            result: SampleResult::new_shared(Arc::from("s")),
+            listeners: Arc::from(Vec::new()),
+        });
+        pending
+    }
+
+    /// A user whose publishing had to wait must poll its sample again: the wake-up the
+    /// sample's answer sent may have been spent on that wait, and without a poll the
+    /// user would wait forever.
+    #[tokio::test]
+    async fn publishing_into_a_full_bus_tells_that_it_waited() {
+        let (bus, mut receiver) = ResultsBus::new(1);
+        assert!(!send_pending_waiting(&mut one_sample(), &bus).await);
+        let mut pending = one_sample();
+        let drain = tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            let mut seen = 0;
+            while seen < 2 {
+                seen += receiver.recv().await.map_or(0, |batch| batch.len());
+            }
+            seen
+        });
+        assert!(send_pending_waiting(&mut pending, &bus).await);
+        assert!(pending.is_empty());
+        assert_eq!(drain.await.unwrap(), 2);
+        assert!(!send_pending_waiting(&mut PendingSamples::default(), &bus).await);
+    }
+
+    /// A sample whose wake-up came while the user was elsewhere ends once polled.
+    #[tokio::test]
+    async fn a_sample_not_just_polled_is_polled_first() {
+        let run = crate::user_state::RunShared::new(
+            crate::foundation::properties::Properties::default(),
+            crate::user_state::TestInfo::default(),
+            Some(0),
+        );
+        let mut notice = Box::pin(run.stop_notice.clone().cancelled_owned());
+        // Ready on its second poll, and never wakes anyone: as a sample whose wake-up
+        // was spent on something else.
+        let mut polls = 0;
+        let sample = std::future::poll_fn(|_| {
+            polls += 1;
+            if polls >= 2 {
+                Poll::Ready(7)
+            } else {
+                Poll::Pending
+            }
+        });
+        let mut sample = std::pin::pin!(sample);
+        assert!(futures_poll_once(sample.as_mut()).is_pending());
+        let (label, thread) = (Arc::from("s"), Arc::from("t"));
+        let finished = tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            finish_sample(
+                sample.as_mut(),
+                false,
+                notice.as_mut(),
+                &run,
+                &label,
+                &thread,
+            ),
+        )
+        .await;
+        assert_eq!(
+            finished.expect("the sample is polled, not waited for"),
+            Some(7)
+        );
+    }
+
+    fn futures_poll_once<F: Future + ?Sized>(future: Pin<&mut F>) -> Poll<F::Output> {
+        let waker = std::task::Waker::noop();
+        future.poll(&mut std::task::Context::from_waker(waker))
     }
 }
