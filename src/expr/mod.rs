@@ -222,6 +222,10 @@ impl Template {
     }
 
     fn compute(&self, ctx: &mut EvalContext<'_>) -> String {
+        // A template that is one call (`${__Random(1,100)}`) is the call's own text.
+        if let [Part::Call(function)] = &self.parts[..] {
+            return function.call(ctx);
+        }
         let mut out = String::with_capacity(self.raw.len());
         for part in self.parts.iter() {
             match part {
