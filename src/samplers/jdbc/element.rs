@@ -261,16 +261,24 @@ impl JdbcElement {
         };
         let mut text = String::new();
         match query_type {
-            QueryType::Select => {
-                let rows = conn.select(&request.query, &[], false, &limits).await?;
-                executed();
-                results::result_set(&mut text, rows, &outputs, &mut user.vars);
-            }
-            QueryType::PreparedSelect => {
-                let params = parameters(false)?;
-                let rows = conn.select(&request.query, &params, true, &limits).await?;
-                executed();
-                results::result_set(&mut text, rows, &outputs, &mut user.vars);
+            QueryType::Select | QueryType::PreparedSelect => {
+                let prepared = query_type == QueryType::PreparedSelect;
+                let params = if prepared {
+                    parameters(false)?
+                } else {
+                    Vec::new()
+                };
+                if outputs.set_nothing() {
+                    conn.select_text(&request.query, &params, prepared, &limits, &mut text)
+                        .await?;
+                    executed();
+                } else {
+                    let rows = conn
+                        .select(&request.query, &params, prepared, &limits)
+                        .await?;
+                    executed();
+                    results::result_set(&mut text, rows, &outputs, &mut user.vars);
+                }
             }
             QueryType::Update => {
                 let count = conn.update(&request.query, &limits).await?;
