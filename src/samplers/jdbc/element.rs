@@ -117,6 +117,9 @@ pub struct JdbcElement {
     /// `jdbcsampler.nullmarker`, which JMeter reads once.
     null_marker: String,
     sources: Arc<DataSources>,
+    /// The configuration of a constant, non-blank pool name, when it does not depend
+    /// on the user (see [`DataSources::find_constant`]).
+    constant_source: Option<Arc<datasource::DataSourceDef>>,
 }
 
 const QUERY_TYPES: [&str; 9] = [
@@ -155,7 +158,13 @@ pub fn build(cx: &mut BuildContext<'_>, sources: Arc<DataSources>) -> JdbcElemen
             .cloned()
             .unwrap_or_else(|| "]NULL[".into()),
         sources,
+        constant_source: None,
     };
+    element.constant_source = element
+        .data_source
+        .as_literal()
+        .filter(|name| !name.trim().is_empty())
+        .and_then(|name| element.sources.find_constant(name));
     element.constant_types = element
         .argument_types
         .as_literal()
@@ -204,6 +213,9 @@ impl JdbcElement {
         user: &mut UserState,
     ) -> Result<Arc<Pool>, JavaError> {
         let name = &*request.data_source;
+        if let Some(def) = &self.constant_source {
+            return datasource::pool_for(def, name, user);
+        }
         if name.trim().is_empty() {
             return Err(JavaError::other(
                 "java.lang.IllegalArgumentException",
