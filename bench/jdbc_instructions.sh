@@ -12,7 +12,7 @@
 # With KEEP=DIR the profiles are kept there (callgrind_annotate --inclusive=yes ...).
 #
 # needs: apt-get install -y postgresql valgrind
-# usage: bench/jdbc_instructions.sh      (THREADS=4 SHORT=500 LONG=2500)
+# usage: bench/jdbc_instructions.sh      (THREADS=4 SHORT=500 LONG=2500; JMXR=binary)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 THREADS="${THREADS:-4}"
@@ -23,7 +23,16 @@ WORK="$(mktemp -d)"
 stop() { stop_private_postgres "$WORK"; rm -rf "$WORK"; }
 trap stop EXIT
 
-cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin jmxr --example jdbc_bench
+# JMXR=path measures that binary as it was built (a copy kept while the sources change)
+# instead of building target/release/jmxr; the reference loop is then built only if it
+# is missing (building it builds the library too).
+if [ -n "${JMXR:-}" ]; then
+  [ -x "$ROOT/target/release/examples/jdbc_bench" ] ||
+    cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --example jdbc_bench
+else
+  cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin jmxr --example jdbc_bench
+  JMXR="$ROOT/target/release/jmxr"
+fi
 
 start_private_postgres "$WORK" "100000"
 
@@ -35,7 +44,7 @@ grep -q '__P(loops' "$WORK/plan.jmx" || { echo "the plan's loop count was not fo
 total() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'; }
 
 jmxr_run() { # name loops -> "<instructions> <samples>"
-  valgrind --tool=callgrind --callgrind-out-file="$WORK/$1.cg" "$ROOT/target/release/jmxr" -n \
+  valgrind --tool=callgrind --callgrind-out-file="$WORK/$1.cg" "$JMXR" -n \
     -t "$WORK/plan.jmx" -l "$WORK/$1.jtl" \
     -Jdb.url="jdbc:postgresql://127.0.0.1:$PORT/bench" -Jdb.user=bench -Jdb.password=secret \
     -Jthreads="$THREADS" -Jduration=600 -Jloops="$2" -Jrows=100000 -Jjmxr.worker_threads=1 \

@@ -9,7 +9,7 @@
 # to each (targets: >= 0.7x pgbench, >= 0.9x the Rust loop). The server shares the
 # machine's CPUs with the client, as it would on one load generator.
 #
-# usage: bench/jdbc_pgbench.sh     (USERS=20 DURATION=30 ROWS=100000)
+# usage: bench/jdbc_pgbench.sh     (USERS=20 DURATION=30 ROWS=100000; JMXR=binary)
 # Needs Debian's postgresql package (initdb, postgres, psql, pgbench).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,7 +21,16 @@ WORK="$(mktemp -d)"
 stop() { stop_private_postgres "$WORK"; rm -rf "$WORK"; }
 trap stop EXIT
 
-cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin jmxr --example jdbc_bench
+# JMXR=path measures that binary as it was built (a copy kept while the sources change)
+# instead of building target/release/jmxr; the reference loop is then built only if it
+# is missing (building it builds the library too).
+if [ -n "${JMXR:-}" ]; then
+  [ -x "$ROOT/target/release/examples/jdbc_bench" ] ||
+    cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --example jdbc_bench
+else
+  cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin jmxr --example jdbc_bench
+  JMXR="$ROOT/target/release/jmxr"
+fi
 
 start_private_postgres "$WORK" "$ROWS"
 
@@ -36,7 +45,7 @@ pg_qps=$(awk '/^tps = / {print $3; exit}' "$WORK/pgbench.out")
   "host=127.0.0.1 port=$PORT user=bench password=secret dbname=bench" "$USERS" "$DURATION" "$ROWS" > "$WORK/rust.out"
 read -r rust_queries _ rust_qps < "$WORK/rust.out"
 
-(cd "$WORK" && /usr/bin/time -f "%U %S %e" -o "$WORK/jmxr.time" "$ROOT/target/release/jmxr" -n \
+(cd "$WORK" && /usr/bin/time -f "%U %S %e" -o "$WORK/jmxr.time" "$JMXR" -n \
   -t "$ROOT/jmx-fixtures/bench/jdbc_select.jmx" -l "$WORK/out.jtl" \
   -Jdb.url="jdbc:postgresql://127.0.0.1:$PORT/bench" -Jdb.user=bench -Jdb.password=secret \
   -Jthreads="$USERS" -Jduration="$DURATION" -Jrows="$ROWS" > "$WORK/jmxr.out" 2>&1)

@@ -143,6 +143,12 @@ fn query_types(driver: Driver) {
     assert_ok(samples.one("max rows"), "id\n1\n");
     assert_ok(samples.one("prepared select"), "name\tprice\npear\t2.25\n");
     assert_ok(samples.one("prepared select strings"), "n\n2\n");
+    // Rows that set no variable are written as they are read: NULL, numbers, the limit.
+    assert_ok(
+        samples.one("prepared max rows"),
+        "name\tnote\tprice\napple\tnull\t1.50\npear\tripe\t2.25\n",
+    );
+    assert_ok(samples.one("prepared empty result"), "id\tname\n");
     assert_ok(samples.one("prepared update null"), "1 updates.\n");
     assert_ok(samples.one("prepared update values"), "1 updates.\n");
     let nulls = samples.one("count nulls");

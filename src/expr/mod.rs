@@ -190,13 +190,19 @@ impl Template {
     }
 
     /// Evaluates the template in `ctx`, borrowing or sharing the value when it need not
-    /// be computed (see [`TemplateValue`]).
+    /// be computed (see [`TemplateValue`]). Inlined for the constant case, which most
+    /// settings of a sampler are, evaluated on every sample.
+    #[inline]
     pub fn eval_shared(&self, ctx: &mut EvalContext<'_>) -> TemplateValue<'_> {
         match &self.parts[..] {
-            [Part::Literal(text)] => return TemplateValue::Constant(text),
-            [] => return TemplateValue::Constant(""),
-            _ => {}
+            [Part::Literal(text)] => TemplateValue::Constant(text),
+            [] => TemplateValue::Constant(""),
+            _ => self.eval_shared_computed(ctx),
         }
+    }
+
+    /// [`Template::eval_shared`] of a template with references.
+    fn eval_shared_computed(&self, ctx: &mut EvalContext<'_>) -> TemplateValue<'_> {
         if let Some(kept) = &self.kept {
             let version = ctx.props.version();
             {
@@ -222,6 +228,10 @@ impl Template {
     }
 
     fn compute(&self, ctx: &mut EvalContext<'_>) -> String {
+        // A template that is one call (`${__Random(1,100)}`) is the call's own text.
+        if let [Part::Call(function)] = &self.parts[..] {
+            return function.call(ctx);
+        }
         let mut out = String::with_capacity(self.raw.len());
         for part in self.parts.iter() {
             match part {

@@ -186,9 +186,22 @@ fn arg(args: &[Template], index: usize, ctx: &mut EvalContext<'_>) -> String {
     args.get(index).map(|t| t.eval(ctx)).unwrap_or_default()
 }
 
+/// Argument `index` without a copy where it is constant or kept (see
+/// [`Template::eval_shared`]), for functions that only read their arguments.
+fn arg_shared<'t>(
+    args: &'t [Template],
+    index: usize,
+    ctx: &mut EvalContext<'_>,
+) -> super::TemplateValue<'t> {
+    match args.get(index) {
+        Some(template) => template.eval_shared(ctx),
+        None => super::TemplateValue::Constant(""),
+    }
+}
+
 /// Stores `value` in the variable named by argument `index` (trimmed), when one is given.
 fn store(args: &[Template], index: usize, ctx: &mut EvalContext<'_>, value: &str) {
-    let name = arg(args, index, ctx);
+    let name = arg_shared(args, index, ctx);
     let name = name.trim();
     if !name.is_empty() {
         ctx.vars.put(name, value);

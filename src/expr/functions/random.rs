@@ -5,7 +5,7 @@
 use rand::{Rng, RngCore};
 
 use super::log::emit;
-use super::{arg, stateless, store, Constructor, Function};
+use super::{arg, arg_shared, stateless, store, Constructor, Function};
 use crate::expr::Template;
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
@@ -14,15 +14,17 @@ pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
     ("__UUID", uuid),
 ];
 
-/// `__Random(min,max[,var])`: uniform in `[min, max]`, both inclusive.
+/// `__Random(min,max[,var])`: uniform in `[min, max]`, both inclusive. The bounds are
+/// read without copies and the number written with `itoa`: plans call it on every
+/// sample (a random key for each request).
 fn random(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String> {
     stateless(args, 2, 3, |args, ctx| {
-        let min = arg(args, 0, ctx);
-        let max = arg(args, 1, ctx);
+        let min = arg_shared(args, 0, ctx);
+        let max = arg_shared(args, 1, ctx);
         let (Ok(min), Ok(max)) = (min.trim().parse::<i64>(), max.trim().parse::<i64>()) else {
             emit(
                 "ERROR",
-                &format!("__Random: {min:?} or {max:?} is not a number"),
+                &format!("__Random: {:?} or {:?} is not a number", &*min, &*max),
             );
             return String::new();
         };
@@ -30,7 +32,7 @@ fn random(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String
             emit("ERROR", &format!("__Random: min {min} is above max {max}"));
             return String::new();
         }
-        let value = ctx.rng.gen_range(min..=max).to_string();
+        let value = String::from(itoa::Buffer::new().format(ctx.rng.gen_range(min..=max)));
         store(args, 2, ctx, &value);
         value
     })

@@ -100,6 +100,26 @@ impl Conn {
         }
     }
 
+    /// A select whose rows only make the response text (they set no variable),
+    /// appended to `out` as [`super::results::result_set_text`] writes them. A prepared
+    /// PostgreSQL select writes them as it reads them.
+    pub async fn select_text(
+        &mut self,
+        sql: &str,
+        params: &[Param],
+        prepared: bool,
+        limits: &Limits,
+        out: &mut String,
+    ) -> Result<(), JavaError> {
+        let rows = match self {
+            Conn::Pg(c) if prepared => return c.select_text(sql, params, limits, out).await,
+            Conn::Pg(c) => c.select(sql, params, prepared, limits).await?,
+            Conn::My(c) => Box::pin(c.select(sql, params, prepared, limits)).await?,
+        };
+        super::results::result_set_text(out, &rows);
+        Ok(())
+    }
+
     pub async fn update(&mut self, sql: &str, limits: &Limits) -> Result<i64, JavaError> {
         match self {
             Conn::Pg(c) => c.update(sql, limits).await,

@@ -60,6 +60,20 @@ impl DataSources {
             .any(|d| d.name.constant_text().is_none_or(|n| n == name))
     }
 
+    /// The configuration [`DataSources::find`] finds for `name` whoever asks, when no
+    /// configuration before it has a name that is an expression (which each user
+    /// evaluates): a JDBC element with a constant pool name looks it up once.
+    pub fn find_constant(&self, name: &str) -> Option<Arc<DataSourceDef>> {
+        for def in &self.defs {
+            match def.name.constant_text() {
+                Some(constant) if constant == name => return Some(def.clone()),
+                Some(_) => {}
+                None => return None,
+            }
+        }
+        None
+    }
+
     /// The first configuration whose variable name is `name`.
     pub fn find(&self, name: &str, cx: &mut EvalContext<'_>) -> Option<Arc<DataSourceDef>> {
         self.defs

@@ -117,6 +117,9 @@ pub struct JdbcElement {
     /// `jdbcsampler.nullmarker`, which JMeter reads once.
     null_marker: String,
     sources: Arc<DataSources>,
+    /// The configuration of a constant, non-blank pool name, when it does not depend
+    /// on the user (see [`DataSources::find_constant`]).
+    constant_source: Option<Arc<datasource::DataSourceDef>>,
 }
 
 const QUERY_TYPES: [&str; 9] = [
@@ -155,7 +158,13 @@ pub fn build(cx: &mut BuildContext<'_>, sources: Arc<DataSources>) -> JdbcElemen
             .cloned()
             .unwrap_or_else(|| "]NULL[".into()),
         sources,
+        constant_source: None,
     };
+    element.constant_source = element
+        .data_source
+        .as_literal()
+        .filter(|name| !name.trim().is_empty())
+        .and_then(|name| element.sources.find_constant(name));
     element.constant_types = element
         .argument_types
         .as_literal()
@@ -204,6 +213,9 @@ impl JdbcElement {
         user: &mut UserState,
     ) -> Result<Arc<Pool>, JavaError> {
         let name = &*request.data_source;
+        if let Some(def) = &self.constant_source {
+            return datasource::pool_for(def, name, user);
+        }
         if name.trim().is_empty() {
             return Err(JavaError::other(
                 "java.lang.IllegalArgumentException",
@@ -261,16 +273,24 @@ impl JdbcElement {
         };
         let mut text = String::new();
         match query_type {
-            QueryType::Select => {
-                let rows = conn.select(&request.query, &[], false, &limits).await?;
-                executed();
-                results::result_set(&mut text, rows, &outputs, &mut user.vars);
-            }
-            QueryType::PreparedSelect => {
-                let params = parameters(false)?;
-                let rows = conn.select(&request.query, &params, true, &limits).await?;
-                executed();
-                results::result_set(&mut text, rows, &outputs, &mut user.vars);
+            QueryType::Select | QueryType::PreparedSelect => {
+                let prepared = query_type == QueryType::PreparedSelect;
+                let params = if prepared {
+                    parameters(false)?
+                } else {
+                    Vec::new()
+                };
+                if outputs.set_nothing() {
+                    conn.select_text(&request.query, &params, prepared, &limits, &mut text)
+                        .await?;
+                    executed();
+                } else {
+                    let rows = conn
+                        .select(&request.query, &params, prepared, &limits)
+                        .await?;
+                    executed();
+                    results::result_set(&mut text, rows, &outputs, &mut user.vars);
+                }
             }
             QueryType::Update => {
                 let count = conn.update(&request.query, &limits).await?;

@@ -38,7 +38,6 @@ use crate::plan::{
 };
 use crate::runlog;
 use crate::sample::{SampleResult, Stopwatch};
-use crate::samplers::new_result;
 use crate::user_state::UserState;
 
 pub use datasource::DataSources;
@@ -85,9 +84,13 @@ pub fn build_sampler(cx: &mut BuildContext<'_>, sources: Arc<DataSources>) -> Ar
 
 impl JdbcSampler {
     /// `JDBCSampler.sample`: connect time is the wait for a pooled connection, latency
-    /// ends when the database has answered, the response is UTF-8 text.
-    async fn sample_unboxed(&self, cx: &mut SampleContext<'_>) -> SampleResult {
-        let mut result = new_result(cx, cx.label.clone());
+    /// ends when the database has answered, the response is UTF-8 text. The result is
+    /// made in its shared allocation: made on the stack and moved into an `Arc` at the
+    /// end, its ~600 bytes were copied twice more per sample.
+    async fn sample_shared(&self, cx: &mut SampleContext<'_>) -> Arc<SampleResult> {
+        let mut shared = SampleResult::new_shared(cx.label.clone());
+        let result = Arc::get_mut(&mut shared).expect("a new result is not shared");
+        result.thread_name = cx.user.thread.thread_name.clone();
         let request = self.element.evaluate(cx.user, &cx.label);
         result.sampler_data = request.describe();
         result.data_type = "text";
@@ -102,7 +105,7 @@ impl JdbcSampler {
         // costs nothing per statement, unlike waiting on the stop token.
         let run = cx.user.run.clone();
         let outcome = {
-            let mut statement = std::pin::pin!(self.run(&request, cx.user, &watch, &mut result));
+            let mut statement = std::pin::pin!(self.run(&request, cx.user, &watch, result));
             std::future::poll_fn(|task| match statement.as_mut().poll(task) {
                 Poll::Pending if run.interrupting() => {
                     Poll::Ready(Err(errors::JavaError::plain_sql("The sample was stopped")))
@@ -113,10 +116,10 @@ impl JdbcSampler {
         };
         match outcome {
             Ok(text) => result.response_data = text.into_bytes(),
-            Err(e) => e.record(&mut result),
+            Err(e) => e.record(result),
         }
-        watch.stop(&mut result);
-        result
+        watch.stop(result);
+        shared
     }
 
     async fn run(
@@ -149,7 +152,7 @@ impl JdbcSampler {
 #[async_trait]
 impl Sampler for JdbcSampler {
     async fn sample(&self, cx: &mut SampleContext<'_>) -> Option<Arc<SampleResult>> {
-        Some(Arc::new(self.sample_unboxed(cx).await))
+        Some(self.sample_shared(cx).await)
     }
 }
 

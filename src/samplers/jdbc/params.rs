@@ -135,7 +135,7 @@ pub struct Param {
 
 /// One entry of the "Parameter types" field: the `java.sql.Types` constant and whether
 /// the parameter is `IN`, `OUT` or `INOUT`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DeclaredType {
     pub sql_type: i32,
     pub direction: Direction,
@@ -201,7 +201,7 @@ pub fn parse_with_types(
         csv_split(values)?
     };
     let count = if plain {
-        values.split(',').count()
+        values.bytes().filter(|&b| b == b',').count() + 1
     } else {
         quoted.len()
     };
@@ -212,7 +212,7 @@ pub fn parse_with_types(
         )));
     }
     let arguments: &mut dyn Iterator<Item = &str> = if plain {
-        &mut values.split(',')
+        &mut comma_fields(values)
     } else {
         &mut quoted.iter().map(String::as_str)
     };
@@ -221,7 +221,10 @@ pub fn parse_with_types(
         let DeclaredType {
             sql_type,
             direction,
-        } = declared.clone()?;
+        } = match declared {
+            Ok(declared) => *declared,
+            Err(e) => return Err(e.clone()),
+        };
         if direction != Direction::In && !callable {
             return Err(JavaError::other(
                 "java.lang.ClassCastException",
@@ -240,6 +243,25 @@ pub fn parse_with_types(
         });
     }
     Ok(params)
+}
+
+/// The texts between commas, as `str::split(',')` gives them, found byte by byte: the
+/// fields of a sample are few and short, too short for the general searcher to pay.
+fn comma_fields(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let current = rest?;
+        match current.bytes().position(|b| b == b',') {
+            Some(at) => {
+                rest = Some(&current[at + 1..]);
+                Some(&current[..at])
+            }
+            None => {
+                rest = None;
+                Some(current)
+            }
+        }
+    })
 }
 
 /// `getJdbcType`: a `java.sql.Types` field name (any case) or an `Integer.decode` number.
@@ -305,17 +327,31 @@ fn number_format(message: String) -> JavaError {
 /// `Integer.parseInt` / `Long.parseLong` / `Short.parseShort` / `Byte.parseByte`.
 fn parse_int(text: &str, min: i64, max: i64) -> Result<i64, JavaError> {
     let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
-    let well_formed = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
-    let parsed = if well_formed {
-        text.parse::<i128>().ok()
-    } else {
+    let negative = text.starts_with('-');
+    // Past `i64` no type is in range, and such text fails as any other (`For input
+    // string`), so 64 bits decide every case. Accumulated towards the sign, so that
+    // `Long.MIN_VALUE` fits.
+    let parsed = if digits.is_empty() {
         None
+    } else {
+        digits.bytes().try_fold(0i64, |value, b| {
+            let digit = i64::from(b.wrapping_sub(b'0'));
+            if digit > 9 {
+                return None;
+            }
+            let shifted = value.checked_mul(10)?;
+            if negative {
+                shifted.checked_sub(digit)
+            } else {
+                shifted.checked_add(digit)
+            }
+        })
     };
     match parsed {
-        Some(value) if (min as i128..=max as i128).contains(&value) => Ok(value as i64),
+        Some(value) if (min..=max).contains(&value) => Ok(value),
         // Byte and Short parse as int first and report the range separately.
         Some(value)
-            if max < i32::MAX as i64 && (i32::MIN as i128..=i32::MAX as i128).contains(&value) =>
+            if max < i32::MAX as i64 && (i32::MIN as i64..=i32::MAX as i64).contains(&value) =>
         {
             Err(number_format(format!(
                 "Value out of range. Value:\"{text}\" Radix:10"
@@ -621,6 +657,28 @@ mod tests {
         assert_eq!(p("yes", "BOOLEAN"), Value::Bool(false));
         assert_eq!(p("TRUE", "BIT"), Value::Bool(true));
         assert_eq!(p("-9000000000", "BIGINT"), Value::Int(-9_000_000_000));
+        assert_eq!(p("+12", "INTEGER"), Value::Int(12));
+        assert_eq!(p("-9223372036854775808", "BIGINT"), Value::Int(i64::MIN));
+        assert_eq!(p("9223372036854775807", "BIGINT"), Value::Int(i64::MAX));
+        let message = |v: &str, t: &str| parse(v, t, "]NULL[", false).unwrap_err().message;
+        for (text, sql_type) in [
+            ("9223372036854775808", "BIGINT"),
+            ("2147483648", "INTEGER"),
+            ("99999999999999999999", "SMALLINT"),
+            ("-", "INTEGER"),
+            ("+-1", "INTEGER"),
+            ("1 ", "INTEGER"),
+        ] {
+            assert_eq!(
+                message(text, sql_type),
+                Some(format!("For input string: \"{text}\"")),
+                "{text:?} as {sql_type}"
+            );
+        }
+        assert_eq!(
+            message("-40000", "SMALLINT"),
+            Some("Value out of range. Value:\"-40000\" Radix:10".into())
+        );
         assert_eq!(
             p("2024-01-02 03:04:05.5", "TIMESTAMP"),
             Value::Timestamp(
@@ -639,7 +697,9 @@ mod tests {
         for text in ["7", "a,,b,", ",", "1, 2 ,x", "]NULL[,3"] {
             let fields: Vec<&str> = text.split(',').collect();
             assert_eq!(csv_split(text).unwrap(), fields, "{text:?}");
+            assert_eq!(comma_fields(text).collect::<Vec<_>>(), fields, "{text:?}");
         }
+        assert_eq!(comma_fields("").collect::<Vec<_>>(), [""]);
         let types = declared_types("INTEGER,VARCHAR,VARCHAR");
         let params = parse_with_types("5,]NULL[, b ", &types, "]NULL[", false).unwrap();
         assert_eq!(params[0].value, Value::Int(5));

@@ -284,15 +284,29 @@ impl PgConn {
         sql: &str,
         types: impl Iterator<Item = Type> + Clone,
     ) -> Result<Prepared, JavaError> {
-        let known = self.statements.get(sql).and_then(|prepared| {
-            prepared
-                .iter()
-                .find(|(declared, _)| declared.iter().cloned().eq(types.clone()))
-        });
-        if let Some((_, prepared)) = known {
-            return Ok(prepared.clone());
+        match self.cached_statement(sql, types.clone()) {
+            Some(prepared) => Ok(prepared),
+            None => Box::pin(self.prepare(sql, types.collect())).await,
         }
-        Box::pin(self.prepare(sql, types.collect())).await
+    }
+
+    /// The statement the cache holds for `sql` and `types`. The types are compared by
+    /// OID: the declared ones are built-in types or OID 0, never two types of one OID.
+    fn cached_statement(
+        &self,
+        sql: &str,
+        types: impl Iterator<Item = Type> + Clone,
+    ) -> Option<Prepared> {
+        let prepared = self.statements.get(sql)?;
+        prepared
+            .iter()
+            .find(|(declared, _)| {
+                declared
+                    .iter()
+                    .map(Type::oid)
+                    .eq(types.clone().map(|t| t.oid()))
+            })
+            .map(|(_, prepared)| prepared.clone())
     }
 
     /// Prepares a statement the cache does not hold and keeps it.
@@ -356,17 +370,56 @@ impl PgConn {
         if !prepared {
             return Box::pin(self.select_once(sql, limits)).await;
         }
-        let types = params.iter().map(pg_values::declared_type);
-        let Prepared {
-            statement, columns, ..
-        } = self.statement(sql, types).await?;
-        Self::check_count(&statement, params)?;
-        if statement.columns().is_empty() {
-            Box::pin(self.execute_statement(&statement, params, limits)).await?;
-            return Err(psql("No results were returned by the query.", "02000"));
-        }
+        let Prepared { statement, columns } = self.select_statement(sql, params, limits).await?;
         let rows = self.rows(&statement, params, limits).await?;
         Ok(ResultSet { columns, rows })
+    }
+
+    /// `PreparedStatement.executeQuery` whose rows only make the response text: they
+    /// are written into `out` as [`super::results::result_set_text`] lays them out while
+    /// they are read, without a cell (and a string per text value) for each.
+    pub async fn select_text(
+        &mut self,
+        sql: &str,
+        params: &[Param],
+        limits: &Limits,
+        out: &mut String,
+    ) -> Result<(), JavaError> {
+        self.begin_if_needed().await?;
+        let Prepared { statement, columns } = self.select_statement(sql, params, limits).await?;
+        // Room for the header and a row of short values, as for a result set.
+        out.reserve(columns.iter().map(|c| c.len() + 1).sum::<usize>() + columns.len() * 16);
+        super::results::header(out, &columns);
+        let values = params.iter().map(|p| pg_values::Param(&p.value));
+        let work = async {
+            let stream = Box::pin(self.client.query_raw(&statement, values)).await?;
+            write_rows(stream, limits.max_rows, out).await
+        };
+        Self::timed(&self.cancel, limits, work)
+            .await
+            .map_err(|e| error(&e, &self.ended_by))
+    }
+
+    /// The prepared statement of a select, checked as pgjdbc checks it: a value for
+    /// every `?`, and columns to return.
+    async fn select_statement(
+        &mut self,
+        sql: &str,
+        params: &[Param],
+        limits: &Limits,
+    ) -> Result<Prepared, JavaError> {
+        let types = params.iter().map(pg_values::declared_type);
+        // A repeated select finds its statement without awaiting anything.
+        let prepared = match self.cached_statement(sql, types.clone()) {
+            Some(prepared) => prepared,
+            None => Box::pin(self.prepare(sql, types.collect())).await?,
+        };
+        Self::check_count(&prepared.statement, params)?;
+        if prepared.statement.columns().is_empty() {
+            Box::pin(self.execute_statement(&prepared.statement, params, limits)).await?;
+            return Err(psql("No results were returned by the query.", "02000"));
+        }
+        Ok(prepared)
     }
 
     /// A statement without parameters in one round trip (an unnamed statement); the
@@ -578,6 +631,29 @@ impl PgConn {
         self.autocommit = on;
         Ok(())
     }
+}
+
+/// Writes up to `max_rows` rows into `out`, each value as its cell's text, tab-separated,
+/// each row ending in a newline (the rows past the limit are read and dropped).
+async fn write_rows(
+    stream: tokio_postgres::RowStream,
+    max_rows: Option<usize>,
+    out: &mut String,
+) -> Result<(), tokio_postgres::Error> {
+    pin_mut!(stream);
+    let mut written = 0;
+    while let Some(row) = stream.try_next().await? {
+        if max_rows.is_some_and(|max| written >= max) {
+            continue;
+        }
+        written += 1;
+        let count = row.len();
+        for i in 0..count {
+            pg_values::append_value(&row, i, out)?;
+            out.push(super::results::separator(i, count));
+        }
+    }
+    Ok(())
 }
 
 type Collected = (Option<Vec<String>>, Vec<Vec<Cell>>);

@@ -36,6 +36,49 @@ impl<'a> FromSql<'a> for PgCell {
     }
 }
 
+/// A result column's bytes as received (`None` for `NULL`), not decoded.
+struct Received<'a>(Option<&'a [u8]>);
+
+impl<'a> FromSql<'a> for Received<'a> {
+    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Received<'a>, BoxError> {
+        Ok(Received(Some(raw)))
+    }
+
+    fn from_sql_null(_: &Type) -> Result<Received<'a>, BoxError> {
+        Ok(Received(None))
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+}
+
+/// Appends column `i` of `row` as its [`Cell`] writes itself ([`Cell::append_to`]);
+/// text columns, which [`decode`] reads as their UTF-8 text, are copied from the
+/// message without a string of their own.
+pub fn append_value(
+    row: &tokio_postgres::Row,
+    i: usize,
+    out: &mut String,
+) -> Result<(), tokio_postgres::Error> {
+    let text_column = matches!(
+        *row.columns()[i].type_(),
+        Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME
+    );
+    if text_column {
+        match row.try_get::<_, Received>(i)?.0 {
+            None => Cell::Null.append_to(out),
+            Some(raw) => match std::str::from_utf8(raw) {
+                Ok(text) => out.push_str(text),
+                Err(_) => out.push_str(&text_or_hex(raw)),
+            },
+        }
+    } else {
+        row.try_get::<_, PgCell>(i)?.0.append_to(out);
+    }
+    Ok(())
+}
+
 /// 2000-01-01, PostgreSQL's epoch for dates and times.
 fn pg_epoch() -> NaiveDateTime {
     NaiveDate::from_ymd_opt(2000, 1, 1)

@@ -38,22 +38,19 @@ pub struct Outputs<'a> {
     pub result_variable: &'a str,
 }
 
+impl Outputs<'_> {
+    /// Whether a result set sets no variable: its rows then only make the response
+    /// text, which a driver may write as it reads them.
+    pub fn set_nothing(&self) -> bool {
+        self.result_variable.is_empty() && self.variable_names.iter().all(|n| n.trim().is_empty())
+    }
+}
+
 /// Appends a result set in JMeter's layout and sets the variables from it.
 pub fn result_set(out: &mut String, rows: ResultSet, outputs: &Outputs<'_>, vars: &mut Variables) {
-    let count = rows.columns.len();
-    // Room for the header and short values, so that a small result is written without
-    // growing the text again and again.
-    out.reserve(
-        rows.columns.iter().map(|c| c.len() + 1).sum::<usize>() + rows.rows.len() * count * 16,
-    );
-    for (i, label) in rows.columns.iter().enumerate() {
-        out.push_str(label);
-        out.push(if i + 1 == count { '\n' } else { '\t' });
-    }
+    result_set_text(out, &rows);
     for (row_index, row) in rows.rows.iter().enumerate() {
         for (i, cell) in row.iter().enumerate() {
-            cell.append_to(out);
-            out.push(if i + 1 == count { '\n' } else { '\t' });
             if let Some(name) = outputs.variable_names.get(i).map(|n| n.trim()) {
                 if !name.is_empty() {
                     let key = format!("{name}_{}", row_index + 1);
@@ -88,6 +85,40 @@ pub fn result_set(out: &mut String, rows: ResultSet, outputs: &Outputs<'_>, vars
             rows: rows.rows,
         };
         vars.put_object(outputs.result_variable, VariableObject(Arc::new(object)));
+    }
+}
+
+/// Appends a result set in JMeter's layout: the header line, then each row.
+pub fn result_set_text(out: &mut String, rows: &ResultSet) {
+    let count = rows.columns.len();
+    // Room for the header and short values, so that a small result is written without
+    // growing the text again and again.
+    out.reserve(
+        rows.columns.iter().map(|c| c.len() + 1).sum::<usize>() + rows.rows.len() * count * 16,
+    );
+    header(out, &rows.columns);
+    for row in &rows.rows {
+        for (i, cell) in row.iter().enumerate() {
+            cell.append_to(out);
+            out.push(separator(i, count));
+        }
+    }
+}
+
+/// A result set's header line: the column labels joined by tabs.
+pub fn header(out: &mut String, columns: &[String]) {
+    for (i, label) in columns.iter().enumerate() {
+        out.push_str(label);
+        out.push(separator(i, columns.len()));
+    }
+}
+
+/// What follows value `i` of a line of `count` values: a tab, or the line's end.
+pub fn separator(i: usize, count: usize) -> char {
+    if i + 1 == count {
+        '\n'
+    } else {
+        '\t'
     }
 }
 
