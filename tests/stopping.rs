@@ -287,7 +287,10 @@ fn the_grace_period_is_a_property_and_a_second_signal_cuts_it_short() {
     let output = child.wait_with_output().expect("jmxr ends");
     let took = signalled.elapsed();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(took < Duration::from_secs(3), "took {took:?}: {stderr}");
+    // Far below the 60 s grace period: the second signal cut it short. The bound leaves
+    // room for a loaded machine (a CI runner running other test binaries beside this one
+    // once took over 3 s to shut down).
+    assert!(took < Duration::from_secs(15), "took {took:?}: {stderr}");
     assert!(stderr.contains("waiting up to 60.0 s"), "{stderr}");
     assert!(
         stderr.contains("Stopping now: ending 1 sample in progress"),
