@@ -297,14 +297,7 @@ impl VirtualUser {
         if let Some(label) = &node.literal_label {
             return label.clone();
         }
-        let evaluated;
-        let text = match node.name.as_literal() {
-            Some(text) => text,
-            None => {
-                evaluated = node.name.eval(&mut self.user.eval(node.name.raw()));
-                &evaluated
-            }
-        };
+        let text = node.name.eval(&mut self.user.eval(node.name.raw()));
         // A name with variables usually comes out as it did last time: sharing that label
         // saves an allocation here and lets the results sinks recognise it by pointer.
         if let Some(label) = self.constant_labels.get(&node.id) {
@@ -559,6 +552,7 @@ impl VirtualUser {
 /// interrupted sampler reports (they watch `stop_now`, or `RunShared::interrupting` when
 /// polled), and it is recorded as any other. `None`: the sampler went on regardless, and
 /// its sample is abandoned.
+///
 /// `notice` is the user's wait for `run.stop_notice`, which stays ready once the
 /// notice fired.
 ///

@@ -1096,8 +1096,8 @@ static HEAD_END: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
     std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\r\n\r\n"));
 
 /// Where `needle` first starts in `haystack`. Looks for the needle's first byte with a
-/// plain scan and compares the rest only there: for the CRLFs of a response head that is
-/// a fraction of comparing every window.
+/// plain scan and compares the rest only there: for the CRLF ending a chunk's line that
+/// is a fraction of comparing every window.
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     let (&first, rest) = needle.split_first()?;
     let mut from = 0;

@@ -23,6 +23,14 @@ pub(super) struct KeptHead {
     recorded: String,
 }
 
+/// What a request's head takes from its user: the Cookie Manager's `Cookie` header
+/// (empty for none) and the preemptive `Authorization` value.
+#[derive(Default)]
+struct UserPart {
+    cookie: String,
+    authorization: Option<String>,
+}
+
 impl HttpSampler {
     /// Whether HttpClient 4 refuses the request before sending it: its `RequestContent`
     /// step will not compute the framing of a request that carries an entity (POST, PUT,
@@ -57,20 +65,22 @@ impl HttpSampler {
             Some(kept) if answer.is_none() && hop.body.is_none() && !cache_holds => {
                 // The Header Manager's headers are constant: reading the user's cookies
                 // and credentials first changes nothing they would compute.
-                let cookie = self.cookie_header(cx, hop.url);
-                let authorization = self
-                    .credentials(cx, hop.url)
-                    .and_then(|c| auth::preemptive(&c));
-                if cookie.is_empty() && authorization.is_none() {
-                    return (kept.head.clone(), kept.recorded.clone(), cookie);
+                let user = self.user_part(cx, hop.url);
+                if user.cookie.is_empty() && user.authorization.is_none() {
+                    return (kept.head.clone(), kept.recorded.clone(), user.cookie);
                 }
-                self.build_head(cx, hop, Some((cookie, authorization)), false)
+                self.build_head(cx, hop, None, Some(user), false)
             }
-            _ => {
-                let authorization = answer.map(str::to_string);
-                let given = authorization.map(|auth| (None, Some(auth)));
-                self.build_head_with(cx, hop, given, cache_holds)
-            }
+            _ => self.build_head(cx, hop, answer, None, cache_holds),
+        }
+    }
+
+    /// The user's part of a request to `url`: the Cookie Manager's cookies and the
+    /// Authorization Manager's preemptive credentials.
+    fn user_part(&self, cx: &mut SampleContext<'_>, url: &Url) -> UserPart {
+        UserPart {
+            cookie: self.cookie_header(cx, url),
+            authorization: self.credentials(cx, url).and_then(|c| auth::preemptive(&c)),
         }
     }
 
@@ -98,32 +108,20 @@ impl HttpSampler {
             body: None,
             kept_head: None,
         };
-        let (head, recorded, _) = self.build_head(cx, &hop, Some((String::new(), None)), false);
+        let (head, recorded, _) = self.build_head(cx, &hop, None, Some(UserPart::default()), false);
         Some(KeptHead { head, recorded })
     }
 
-    /// [`HttpSampler::build_head_with`] with the user's cookie header and the
-    /// `Authorization` value already read.
+    /// Builds the head. `answer`: a Digest challenge's answer, sent as `Authorization`.
+    /// `read`: the user's part when the caller read it already; otherwise it is read
+    /// here, in HttpClient's order. `cache_holds`: the Cache Manager has validators for
+    /// the URL.
     fn build_head(
         &self,
         cx: &mut SampleContext<'_>,
         hop: &Hop<'_>,
-        given: Option<(String, Option<String>)>,
-        cache_holds: bool,
-    ) -> (String, String, String) {
-        let given = given.map(|(cookie, authorization)| (Some(cookie), authorization));
-        self.build_head_with(cx, hop, given, cache_holds)
-    }
-
-    /// Builds the head. `given` holds what the caller read already: the cookie header,
-    /// and the `Authorization` value (a Digest answer, or the preemptive credentials); the
-    /// rest is read here in HttpClient's order. `cache_holds`: the Cache Manager has
-    /// validators for the URL.
-    fn build_head_with(
-        &self,
-        cx: &mut SampleContext<'_>,
-        hop: &Hop<'_>,
-        given: Option<(Option<String>, Option<String>)>,
+        answer: Option<&str>,
+        read: Option<UserPart>,
         cache_holds: bool,
     ) -> (String, String, String) {
         let label = cx.label.clone();
@@ -177,20 +175,20 @@ impl HttpSampler {
         let has = |headers: &[(Cow<'_, str>, Cow<'_, str>)], name: &str| {
             headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
         };
-        let (given_cookie, given_authorization) = given.unwrap_or_default();
-        let mut cookie = match given_cookie {
-            Some(cookie) => cookie,
-            None => self.cookie_header(cx, hop.url),
+        let UserPart {
+            mut cookie,
+            authorization,
+        } = match (read, answer) {
+            (Some(read), _) => read,
+            (None, Some(answer)) => UserPart {
+                cookie: self.cookie_header(cx, hop.url),
+                authorization: Some(answer.to_string()),
+            },
+            (None, None) => self.user_part(cx, hop.url),
         };
         if cookie.is_empty() {
             cookie = manager_cookie;
         }
-        let authorization = match given_authorization {
-            Some(authorization) => Some(authorization),
-            None => self
-                .credentials(cx, hop.url)
-                .and_then(|c| auth::preemptive(&c)),
-        };
         if let Some(auth) = authorization {
             if !has(&headers, "Authorization") {
                 headers.push(("Authorization".into(), auth.into()));
