@@ -21,16 +21,7 @@ WORK="$(mktemp -d)"
 stop() { stop_private_postgres "$WORK"; rm -rf "$WORK"; }
 trap stop EXIT
 
-# JMXR=path measures that binary as it was built (a copy kept while the sources change)
-# instead of building target/release/jmxr; the reference loop is then built only if it
-# is missing (building it builds the library too).
-if [ -n "${JMXR:-}" ]; then
-  [ -x "$ROOT/target/release/examples/jdbc_bench" ] ||
-    cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --example jdbc_bench
-else
-  cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin jmxr --example jdbc_bench
-  JMXR="$ROOT/target/release/jmxr"
-fi
+build_jdbc_clients
 
 start_private_postgres "$WORK" "$ROWS"
 

@@ -4,7 +4,8 @@
 # postgresql package.
 #
 # start_private_postgres WORK ROWS   sets PORT and exports PGPASSWORD;
-# stop_private_postgres WORK         stops it (the caller removes WORK).
+# stop_private_postgres WORK         stops it (the caller removes WORK);
+# build_jdbc_clients                 sets JMXR and builds the reference Rust loop (needs ROOT).
 PG_BIN="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
 PG_AS=()
 # PostgreSQL refuses to run as root: as root the server runs as the postgres user.
@@ -31,4 +32,17 @@ start_private_postgres() {
 
 stop_private_postgres() {
   "${PG_AS[@]}" "$PG_BIN/pg_ctl" -D "$1/data" stop -m fast >/dev/null 2>&1 || true
+}
+
+# JMXR=path measures that binary as it was built (a copy kept while the sources change)
+# instead of building target/release/jmxr; the reference loop is then built only if it
+# is missing (building it builds the library too).
+build_jdbc_clients() {
+  if [ -n "${JMXR:-}" ]; then
+    [ -x "$ROOT/target/release/examples/jdbc_bench" ] ||
+      cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --example jdbc_bench
+  else
+    cargo build --release --quiet --manifest-path "$ROOT/Cargo.toml" --bin jmxr --example jdbc_bench
+    JMXR="$ROOT/target/release/jmxr"
+  fi
 }
