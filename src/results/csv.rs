@@ -115,8 +115,8 @@ pub fn quote(field: &str, delimiter: char) -> Cow<'_, str> {
 /// and thread names are shared `Arc<str>`s, so a row's names are mostly found here rather
 /// than scanned again byte by byte.
 pub struct QuotingMemo {
-    /// Direct-mapped by address; a slot keeps its name alive, so an address cannot be
-    /// reused by another name while the slot holds it.
+    /// Found by address, in its slot or the next ([`places`]); a slot keeps its name
+    /// alive, so an address cannot be reused by another name while the slot holds it.
     slots: Vec<Option<(Arc<str>, char, bool)>>,
     /// The same for texts of the program itself (response codes and messages, data
     /// types): they live as long as the program, so their address and length name them.
@@ -136,29 +136,48 @@ impl QuotingMemo {
 
     fn constant_needs_quotes(&mut self, text: &'static str, delimiter: char) -> bool {
         let (address, len) = (text.as_ptr() as usize, text.len());
-        let slot = &mut self.constants[(address >> 3) % Self::CONSTANT_SLOTS];
-        if let Some((seen, seen_len, seen_delimiter, quoted)) = *slot {
-            if seen == address && seen_len == len && seen_delimiter == delimiter {
-                return quoted;
+        let places = places(address >> 3, Self::CONSTANT_SLOTS);
+        for place in places {
+            if let Some((seen, seen_len, seen_delimiter, quoted)) = self.constants[place] {
+                if seen == address && seen_len == len && seen_delimiter == delimiter {
+                    return quoted;
+                }
             }
         }
         let quoted = needs_quotes(text, delimiter);
-        *slot = Some((address, len, delimiter, quoted));
+        let place = places
+            .into_iter()
+            .find(|&place| self.constants[place].is_none())
+            .unwrap_or(places[0]);
+        self.constants[place] = Some((address, len, delimiter, quoted));
         quoted
     }
 
     fn needs_quotes(&mut self, name: &Arc<str>, delimiter: char) -> bool {
         let address = Arc::as_ptr(name) as *const u8 as usize;
-        let slot = &mut self.slots[(address >> 4) % Self::SLOTS];
-        if let Some((seen, seen_delimiter, quoted)) = slot {
-            if Arc::ptr_eq(seen, name) && *seen_delimiter == delimiter {
-                return *quoted;
+        let places = places(address >> 4, Self::SLOTS);
+        for place in places {
+            if let Some((seen, seen_delimiter, quoted)) = &self.slots[place] {
+                if Arc::ptr_eq(seen, name) && *seen_delimiter == delimiter {
+                    return *quoted;
+                }
             }
         }
         let quoted = needs_quotes(name, delimiter);
-        *slot = Some((name.clone(), delimiter, quoted));
+        let place = places
+            .into_iter()
+            .find(|&place| self.slots[place].is_none())
+            .unwrap_or(places[0]);
+        self.slots[place] = Some((name.clone(), delimiter, quoted));
         quoted
     }
+}
+
+/// The two slots of `slots` a text remembered under `index` may sit in: its own and the
+/// next. The texts' addresses stay the same all run, so two that fell on one slot would
+/// otherwise push each other out on every row.
+fn places(index: usize, slots: usize) -> [usize; 2] {
+    [index % slots, (index + 1) % slots]
 }
 
 impl Default for QuotingMemo {
