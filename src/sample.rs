@@ -48,9 +48,9 @@ pub struct SampleResult {
     /// `samplerData`: what was sent, as text.
     pub sampler_data: String,
     /// Content-Type of the response (`ct` in XML).
-    pub content_type: String,
+    pub content_type: Text,
     /// Response encoding (`de` in XML, `Encoding` column); empty means the default.
-    pub data_encoding: String,
+    pub data_encoding: Text,
     /// `None` prints as `null`.
     pub url: Option<String>,
     /// Size of the response headers; counted in `bytes` together with the body.
@@ -177,8 +177,8 @@ impl SampleResult {
             response_headers: String::new(),
             request_headers: String::new(),
             sampler_data: String::new(),
-            content_type: String::new(),
-            data_encoding: String::new(),
+            content_type: Text::Borrowed(""),
+            data_encoding: Text::Borrowed(""),
             url: None,
             headers_size: 0,
             body_size: None,

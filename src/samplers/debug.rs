@@ -70,7 +70,7 @@ impl DebugSampler {
             );
         }
         result.response_data = body.into_bytes();
-        result.data_encoding = "UTF-8".to_string();
+        result.data_encoding = "UTF-8".into();
         result.data_type = "text";
         result.sampler_data = sections;
         result.response_code = "200".into();

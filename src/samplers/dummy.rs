@@ -81,7 +81,7 @@ impl DummySampler {
         result.latency = java_int(&self.latency.text(&mut eval));
         result.connect_time = java_int(&self.connect_time.text(&mut eval));
         result.data_type = "text";
-        result.data_encoding = "UTF-8".to_string();
+        result.data_encoding = "UTF-8".into();
         if java_accepts_url(&url) {
             result.url = Some(url);
         }

@@ -55,7 +55,7 @@ impl Sampler for JsonToXmlConverter {
             self.json_input.text(&mut eval)
         };
         result.data_type = "text";
-        result.data_encoding = "UTF-8".to_string();
+        result.data_encoding = "UTF-8".into();
         let watch = Stopwatch::start();
         // The plugin never marks an empty input successful: SampleResult starts failed.
         let mut success = false;

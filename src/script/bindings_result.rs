@@ -104,7 +104,7 @@ fn register_getters(engine: &mut Engine) {
         r.sampler_data.clone()
     });
     getter(engine, &["getContentType"], String::new(), |r| {
-        r.content_type.clone()
+        r.content_type.to_string()
     });
     getter(engine, &["getDataType"], String::new(), |r| {
         r.data_type.to_string()
@@ -117,7 +117,7 @@ fn register_getters(engine: &mut Engine) {
             if r.data_encoding.is_empty() {
                 "UTF-8".to_string()
             } else {
-                r.data_encoding.clone()
+                r.data_encoding.to_string()
             }
         },
     );
@@ -187,8 +187,12 @@ fn register_setters(engine: &mut Engine) {
     setter(engine, "setRequestHeaders", |r, v| {
         r.request_headers = text(&v)
     });
-    setter(engine, "setContentType", |r, v| r.content_type = text(&v));
-    setter(engine, "setDataEncoding", |r, v| r.data_encoding = text(&v));
+    setter(engine, "setContentType", |r, v| {
+        r.content_type = text(&v).into()
+    });
+    setter(engine, "setDataEncoding", |r, v| {
+        r.data_encoding = text(&v).into()
+    });
     setter(engine, "setDataType", |r, v| {
         r.data_type = if text(&v) == "bin" { "bin" } else { "text" }
     });

@@ -105,7 +105,7 @@ fn single_byte_encoding(sample: &SampleResult, props: &Properties) -> bool {
         configured = props.get_default("sampleresult.default.encoding", "UTF-8");
         configured.as_str()
     } else {
-        sample.data_encoding.as_str()
+        &sample.data_encoding
     };
     const SINGLE_BYTE: [&str; 5] = ["iso-8859-1", "iso8859_1", "latin1", "us-ascii", "ascii"];
     SINGLE_BYTE

@@ -34,8 +34,8 @@ pub fn sample(cx: &SampleContext<'_>, label: Arc<str>, url: &Url, encoding: &str
                 encoding.trim()
             };
             result.data_type = "text";
-            result.content_type = format!("text/html; charset={encoding}");
-            result.data_encoding = encoding.to_string();
+            result.content_type = format!("text/html; charset={encoding}").into();
+            result.data_encoding = encoding.to_string().into();
             result.response_data = data;
             result.set_success(true);
         }

@@ -132,9 +132,9 @@ impl ParallelHttpSampler {
         page.http_method = "GET".into();
         page.request_headers = "\n".to_string();
         page.sampler_data = listed;
-        page.content_type = "text/html".to_string();
+        page.content_type = "text/html".into();
         page.response_data = encode(&html, &encoding);
-        page.data_encoding = encoding;
+        page.data_encoding = encoding.into();
         page.start_time = wall_clock_ms();
         page
     }

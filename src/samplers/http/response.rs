@@ -52,7 +52,7 @@ pub fn fill(result: &mut SampleResult, mut incoming: Incoming, max_body: usize) 
     };
     result.set_success((200..=399).contains(&incoming.status));
     if let Some(content_type) = incoming.known_header(Known::ContentType) {
-        result.content_type = content_type.to_string();
+        result.content_type = content_type.to_string().into();
         set_encoding_and_type(result, content_type);
     }
     if is_redirect_code(incoming.status) {
@@ -106,7 +106,7 @@ pub fn set_encoding_and_type(result: &mut SampleResult, content_type: &str) {
         let charset = charset.split(';').next().unwrap_or("").trim();
         let charset = charset.trim_matches('"');
         if !charset.is_empty() {
-            result.data_encoding = charset.to_string();
+            result.data_encoding = charset.to_string().into();
         }
     }
     const NON_BINARY: [&str; 4] = [
@@ -171,10 +171,7 @@ mod tests {
     fn encoding_and_type_from_content_type() {
         let mut r = SampleResult::new(Arc::from("x"));
         set_encoding_and_type(&mut r, "text/html; charset=ISO-8859-1; format=flowed");
-        assert_eq!(
-            (r.data_encoding.as_str(), r.data_type),
-            ("ISO-8859-1", "text")
-        );
+        assert_eq!((&*r.data_encoding, r.data_type), ("ISO-8859-1", "text"));
         let mut upper = SampleResult::new(Arc::from("x"));
         set_encoding_and_type(&mut upper, "text/plain; q=1; CharSet=\"UTF-8\"");
         assert_eq!(upper.data_encoding, "UTF-8");

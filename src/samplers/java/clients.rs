@@ -48,7 +48,7 @@ pub(super) async fn java_test(params: &Parameters<'_>, cx: &mut SampleContext<'_
     let result_data = params.get("ResultData").unwrap_or("");
     if !result_data.is_empty() {
         result.response_data = result_data.as_bytes().to_vec();
-        result.data_encoding = "UTF-8".to_string();
+        result.data_encoding = "UTF-8".into();
     }
     result.data_type = "text";
     let status_ok = params

@@ -280,7 +280,7 @@ impl JavaSampler {
 fn missing_class(classname: &str, cx: &SampleContext<'_>) -> SampleResult {
     let mut result = new_result(cx, Arc::from(format!("ERROR: {classname}")));
     result.response_data = format!("Class not found: {classname}").into_bytes();
-    result.data_encoding = "UTF-8".to_string();
+    result.data_encoding = "UTF-8".into();
     result.set_success(false);
     let now = wall_clock_ms();
     result.start_time = now;

@@ -254,11 +254,12 @@ async fn read(
 fn describe_message(child: &mut SampleResult, raw: &[u8], request: &Request, rename: bool) {
     let message = mime::split(raw);
     let content_type = message.content_type();
-    child.content_type = content_type.raw.clone();
+    child.content_type = content_type.raw.clone().into();
     child.data_encoding = content_type
         .param("charset")
         .unwrap_or(DEFAULT_ENCODING)
-        .to_string();
+        .to_string()
+        .into();
     child.data_type = "text";
     if request.store_mime {
         child.response_data = raw.to_vec();
@@ -328,11 +329,12 @@ fn describe_part(part: &Part, j: usize) -> SampleResult {
     let watch = Stopwatch::start();
     let content_type = part.content_type();
     let mut sub = SampleResult::new(Arc::from(format!("Part: {j}")));
-    sub.content_type = content_type.raw.clone();
+    sub.content_type = content_type.raw.clone().into();
     sub.data_encoding = content_type
         .param("charset")
         .unwrap_or(DEFAULT_ENCODING)
-        .to_string();
+        .to_string()
+        .into();
     sub.data_type = "text";
     sub.response_data = if content_type.is_text() {
         let charset = content_type.param("charset").unwrap_or("us-ascii");

@@ -153,7 +153,7 @@ fn record_open(result: &mut SampleResult, opened: &Opened) {
     result.sent_bytes += opened.sent as i64;
     result.connect_time += opened.connect_ms;
     if let Some(content_type) = opened.header("Content-Type") {
-        result.content_type = content_type.to_string();
+        result.content_type = content_type.to_string().into();
     }
     result.data_type = "text";
     result.data_encoding = "UTF-8".into();

@@ -404,10 +404,10 @@ fn bad_regex_is_ignored_by_plain_text_kinds() {
 fn body_is_decoded_with_its_encoding() {
     let mut result = response("", "200");
     result.response_data = vec![b'c', b'a', b'f', 0xE9];
-    result.data_encoding = "ISO-8859-1".to_string();
+    result.data_encoding = "ISO-8859-1".into();
     let (ok, _) = verdict(&assertion(RESPONSE_DATA, 16, &["café"], vec![]), &result);
     assert!(ok);
-    result.data_encoding = String::new();
+    result.data_encoding = "".into();
     result.response_data = "café".as_bytes().to_vec();
     let (ok, _) = verdict(&assertion(RESPONSE_DATA, 8, &["café"], vec![]), &result);
     assert!(ok);
@@ -463,7 +463,7 @@ fn literal_search_in_the_body_agrees_with_its_decoded_text() {
             .collect();
         let latin1 = round % 3 == 0;
         let text: String = if latin1 {
-            result.data_encoding = "ISO-8859-1".to_string();
+            result.data_encoding = "ISO-8859-1".into();
             result
                 .response_data
                 .iter()
