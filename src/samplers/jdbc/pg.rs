@@ -391,8 +391,10 @@ impl PgConn {
         out.reserve(columns.iter().map(|c| c.len() + 1).sum::<usize>() + columns.len() * 16);
         super::results::header(out, &columns);
         let values = params.iter().map(|p| pg_values::Param(&p.value));
+        // The query's own future stays inline: every such select makes it, and boxing
+        // it cost an allocation and a copy per sample, more than moving it does.
         let work = async {
-            let stream = Box::pin(self.client.query_raw(&statement, values)).await?;
+            let stream = self.client.query_raw(&statement, values).await?;
             write_rows(stream, limits.max_rows, out).await
         };
         Self::timed(&self.cancel, limits, work)
