@@ -6,8 +6,11 @@ use jmxr::commands::cli::{self, Command};
 use jmxr::commands::run::{self, Outcome};
 
 #[cfg(feature = "mimalloc")]
+mod allocator;
+
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::MiMalloc = allocator::MiMalloc;
 
 fn main() -> ExitCode {
     let command = match cli::parse(std::env::args().skip(1)).and_then(|raw| raw.resolve()) {
