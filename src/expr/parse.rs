@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::functions::Constructor;
 use super::{Compiled, FunctionRegistry, Part, Template};
+use crate::foundation::java_text::java_trim;
 
 /// Call-site ids are unique across every template compiled in the process, so per-site state
 /// (`__counter(TRUE)` in a user's variables) can never collide between two plans or two fields.
@@ -313,11 +314,6 @@ fn flush(buf: &mut String, parts: &mut Vec<Part>) {
     if !buf.is_empty() {
         parts.push(Part::Literal(std::mem::take(buf)));
     }
-}
-
-/// Java's `String.trim`: strips every character up to and including the space.
-fn java_trim(text: &str) -> &str {
-    text.trim_matches(|c: char| c <= ' ')
 }
 
 #[cfg(test)]

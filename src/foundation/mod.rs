@@ -6,7 +6,8 @@
 //! hasher of the per-sample lookups; [`paths`] finds the files a plan names;
 //! [`fd_limit`] raises the process's open-file limit for socket-heavy runs;
 //! [`java_format`] is Java's date and number patterns, which the `.jtl` writer and
-//! reader, the report, the functions and the scripts share; [`proto_files`] compiles
+//! reader, the report, the functions and the scripts share; [`java_text`] is Java's
+//! `String.trim`, which settings are read with; [`proto_files`] compiles
 //! `.proto` files for script protobuf support and the gRPC sampler.
 
 pub mod clock;
@@ -14,6 +15,7 @@ pub mod fast_hash;
 pub mod fd_limit;
 pub mod java_format;
 pub mod java_random;
+pub mod java_text;
 pub mod paths;
 pub mod precise_timer;
 pub mod properties;

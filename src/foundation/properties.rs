@@ -63,7 +63,7 @@ impl Properties {
     /// JMeter's `JMeterUtils.getPropDefault(name, default)`: the value, else the default,
     /// either one trimmed as Java's `String.trim` does (every character up to the space).
     pub fn get_default(&self, name: &str, default: &str) -> String {
-        let java_trim = |text: &str| text.trim_matches(|c: char| c <= ' ').to_string();
+        let java_trim = |text: &str| super::java_text::java_trim(text).to_string();
         match self.map.read().get(name) {
             Some(value) => java_trim(value),
             None => java_trim(default),
@@ -140,7 +140,7 @@ impl Properties {
         let Some(value) = self.get(name) else {
             return default;
         };
-        let value = value.trim_matches(|c: char| c <= ' ');
+        let value = super::java_text::java_trim(&value);
         if value.eq_ignore_ascii_case("true") || value.eq_ignore_ascii_case("t") {
             true
         } else if value.eq_ignore_ascii_case("false") || value.eq_ignore_ascii_case("f") {

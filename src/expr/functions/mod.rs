@@ -202,7 +202,7 @@ fn arg_shared<'t>(
 /// Stores `value` in the variable named by argument `index` (trimmed), when one is given.
 fn store(args: &[Template], index: usize, ctx: &mut EvalContext<'_>, value: &str) {
     let name = arg_shared(args, index, ctx);
-    let name = name.trim();
+    let name = crate::foundation::java_text::java_trim(&name);
     if !name.is_empty() {
         ctx.vars.put(name, value);
     }

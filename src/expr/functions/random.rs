@@ -7,6 +7,7 @@ use rand::{Rng, RngCore};
 use super::log::emit;
 use super::{arg, arg_shared, stateless, store, Constructor, Function};
 use crate::expr::Template;
+use crate::foundation::java_text::java_trim;
 
 pub(super) const FUNCTIONS: &[(&str, Constructor)] = &[
     ("__Random", random),
@@ -21,7 +22,10 @@ fn random(args: Vec<Template>, _site: usize) -> Result<Box<dyn Function>, String
     stateless(args, 2, 3, |args, ctx| {
         let min = arg_shared(args, 0, ctx);
         let max = arg_shared(args, 1, ctx);
-        let (Ok(min), Ok(max)) = (min.trim().parse::<i64>(), max.trim().parse::<i64>()) else {
+        let (Ok(min), Ok(max)) = (
+            java_trim(&min).parse::<i64>(),
+            java_trim(&max).parse::<i64>(),
+        ) else {
             emit(
                 "ERROR",
                 &format!("__Random: {:?} or {:?} is not a number", &*min, &*max),

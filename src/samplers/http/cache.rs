@@ -51,7 +51,7 @@ impl CachedMode {
                 // Read through `getPropDefault`, which trims.
                 message: get("RETURN_200_CACHE.message").map_or_else(
                     || "(ex cache)".into(),
-                    |m| m.trim_matches(|c: char| c <= ' ').to_string(),
+                    |m| crate::foundation::java_text::java_trim(&m).to_string(),
                 ),
             },
             "RETURN_CUSTOM_STATUS" => CachedMode::Sample {

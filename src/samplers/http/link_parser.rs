@@ -506,7 +506,7 @@ fn leading_climbs(path: &str) -> usize {
 }
 
 fn resolve_java(context: Option<&JavaUrl>, spec: &str) -> Option<JavaUrl> {
-    let mut spec = spec.trim_matches(|c: char| c <= ' ');
+    let mut spec = crate::foundation::java_text::java_trim(spec);
     if spec.len() >= 4 && spec[..4].eq_ignore_ascii_case("url:") {
         spec = &spec[4..];
     }

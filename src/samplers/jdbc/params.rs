@@ -363,7 +363,7 @@ fn parse_int(text: &str, min: i64, max: i64) -> Result<i64, JavaError> {
 
 /// `Double.parseDouble`: surrounding whitespace allowed, Java's `NaN` and `Infinity`.
 fn parse_double(text: &str) -> Result<f64, JavaError> {
-    let trimmed = text.trim_matches(|c: char| c <= ' ');
+    let trimmed = crate::foundation::java_text::java_trim(text);
     if trimmed.is_empty() {
         return Err(number_format("empty String".into()));
     }
