@@ -8,6 +8,8 @@ use std::sync::Arc;
 
 use parking_lot::RwLock;
 
+use super::java_text::java_trim;
+
 /// A script value kept in a variable or a property: opaque to everything but the script
 /// runtime,
 /// except bytes. Bytes a script stores (`vars.putObject("payload", bytes)` with a Java
@@ -63,10 +65,9 @@ impl Properties {
     /// JMeter's `JMeterUtils.getPropDefault(name, default)`: the value, else the default,
     /// either one trimmed as Java's `String.trim` does (every character up to the space).
     pub fn get_default(&self, name: &str, default: &str) -> String {
-        let java_trim = |text: &str| super::java_text::java_trim(text).to_string();
         match self.map.read().get(name) {
-            Some(value) => java_trim(value),
-            None => java_trim(default),
+            Some(value) => java_trim(value).to_string(),
+            None => java_trim(default).to_string(),
         }
     }
     /// Sets a property and returns the previous value. Setting the value a property
@@ -140,7 +141,7 @@ impl Properties {
         let Some(value) = self.get(name) else {
             return default;
         };
-        let value = super::java_text::java_trim(&value);
+        let value = java_trim(&value);
         if value.eq_ignore_ascii_case("true") || value.eq_ignore_ascii_case("t") {
             true
         } else if value.eq_ignore_ascii_case("false") || value.eq_ignore_ascii_case("f") {
