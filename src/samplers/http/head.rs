@@ -50,14 +50,15 @@ impl HttpSampler {
     /// The request head in HttpClient 4's order: `Connection`, the Header Manager's
     /// headers (but `Content-Length`; `Host` with JMeter's port rule), `Cookie`, then what
     /// the client adds (`Authorization`, `Content-Length`, `Content-Type`, `Host`,
-    /// `User-Agent`) unless the plan set them. Returns the head, the request headers as
-    /// JMeter records them (all but `Cookie`) and the cookies.
-    pub(super) fn request_head(
+    /// `User-Agent`) unless the plan set them. Returns the head (a kept one borrowed, not
+    /// copied: it is only written to the socket), the request headers as JMeter records
+    /// them (all but `Cookie`) and the cookies.
+    pub(super) fn request_head<'h>(
         &self,
         cx: &mut SampleContext<'_>,
-        hop: &Hop<'_>,
+        hop: &Hop<'h>,
         answer: Option<&str>,
-    ) -> (String, String, String) {
+    ) -> (Cow<'h, str>, String, String) {
         let cache_holds = self
             .cache(cx)
             .is_some_and(|cache| cache.holds(hop.url_text));
@@ -67,7 +68,11 @@ impl HttpSampler {
                 // and credentials first changes nothing they would compute.
                 let user = self.user_part(cx, hop.url);
                 if user.cookie.is_empty() && user.authorization.is_none() {
-                    return (kept.head.clone(), kept.recorded.clone(), user.cookie);
+                    return (
+                        Cow::Borrowed(&kept.head),
+                        kept.recorded.clone(),
+                        user.cookie,
+                    );
                 }
                 self.build_head(cx, hop, None, Some(user), false)
             }
@@ -109,7 +114,10 @@ impl HttpSampler {
             kept_head: None,
         };
         let (head, recorded, _) = self.build_head(cx, &hop, None, Some(UserPart::default()), false);
-        Some(KeptHead { head, recorded })
+        Some(KeptHead {
+            head: head.into_owned(),
+            recorded,
+        })
     }
 
     /// Builds the head. `answer`: a Digest challenge's answer, sent as `Authorization`.
@@ -123,7 +131,7 @@ impl HttpSampler {
         answer: Option<&str>,
         read: Option<UserPart>,
         cache_holds: bool,
-    ) -> (String, String, String) {
+    ) -> (Cow<'static, str>, String, String) {
         let label = cx.label.clone();
         let mut headers: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::with_capacity(8);
         let connection = if self.spec.keep_alive {
@@ -236,7 +244,7 @@ impl HttpSampler {
             push_host_header(&mut head, &mut recorded, hop.url);
         }
         head.push_str("\r\n");
-        (head, recorded, cookie)
+        (Cow::Owned(head), recorded, cookie)
     }
 }
 
