@@ -99,10 +99,18 @@ fn main() -> ExitCode {
                     return ExitCode::from(Outcome::BadInput.exit_code());
                 }
             };
+            let event_interval = match event_interval(&config.properties) {
+                Ok(interval) => interval,
+                Err(message) => {
+                    eprintln!("An error occurred: {message}");
+                    return ExitCode::from(Outcome::BadInput.exit_code());
+                }
+            };
             let mut builder = tokio::runtime::Builder::new_multi_thread();
             if let Some(workers) = workers {
                 builder.worker_threads(workers);
             }
+            builder.event_interval(event_interval);
             let runtime = match builder.enable_all().build() {
                 Ok(runtime) => runtime,
                 Err(err) => {
@@ -130,6 +138,30 @@ fn worker_threads(
             Ok(n) if n > 0 => Ok(Some(n)),
             _ => Err(format!(
                 "property {WORKER_THREADS} must be a whole number above 0, not \"{value}\""
+            )),
+        },
+    }
+}
+
+/// The property that sets how many tasks a worker thread runs between two looks at the
+/// sockets and timers.
+const EVENT_INTERVAL: &str = "jmxr.event_interval";
+
+/// Tokio's default (61) lets a busy worker run 61 tasks before it looks for sockets that
+/// became ready: an answer that has arrived waits that long to be noticed, which adds to
+/// the elapsed time a sample records, and the other worker is not told of the work
+/// meanwhile. Looking after every task costs one non-blocking poll of the sockets; on
+/// this project's benchmarks it made database round trips 25-35 % faster and left HTTP's
+/// CPU per request unchanged (docs/performance.md).
+const DEFAULT_EVENT_INTERVAL: u32 = 1;
+
+fn event_interval(properties: &std::collections::HashMap<String, String>) -> Result<u32, String> {
+    match properties.get(EVENT_INTERVAL) {
+        None => Ok(DEFAULT_EVENT_INTERVAL),
+        Some(value) => match value.trim().parse::<u32>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(format!(
+                "property {EVENT_INTERVAL} must be a whole number above 0, not \"{value}\""
             )),
         },
     }

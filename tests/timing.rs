@@ -1,5 +1,6 @@
 //! Timing: timers keep the pace the plan asks for, and a scheduled thread group ends on
-//! time, cutting pauses and timers short as JMeter does.
+//! time, cutting pauses and timers short as JMeter does; the properties that shape the
+//! runtime's scheduling are checked before the run.
 
 mod support;
 
@@ -80,4 +81,38 @@ fn scheduled_group_ends_on_time_cutting_pauses_and_timers() {
     // Two users with 100 ms timers for 5 s: about 49 samples each.
     let timed = count("timed");
     assert!((90..=100).contains(&timed), "{timed} timed samples");
+}
+
+#[test]
+fn the_runtime_properties_take_whole_numbers_above_zero_and_refuse_others_before_the_run() {
+    let plan = fixtures().join("samplers/debug.jmx");
+    let plan = plan.to_str().unwrap();
+    for good in ["-Jjmxr.event_interval=61", "-Jjmxr.worker_threads=1"] {
+        let work = tempfile::tempdir().expect("scratch folder");
+        let output = jmxr(work.path(), &["-n", "-t", plan, "-l", "out.jtl", good]);
+        assert!(output.status.success(), "{good}: {output:?}");
+        let jtl = Jtl::read(&work.path().join("out.jtl"));
+        assert_eq!(jtl.values("label").len(), 1, "{good}");
+    }
+    for (bad, value) in [
+        ("jmxr.event_interval", "0"),
+        ("jmxr.event_interval", "often"),
+        ("jmxr.worker_threads", "0"),
+    ] {
+        let work = tempfile::tempdir().expect("scratch folder");
+        let option = format!("-J{bad}={value}");
+        let output = jmxr(work.path(), &["-n", "-t", plan, "-l", "out.jtl", &option]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{option}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "property {bad} must be a whole number above 0, not \"{value}\""
+            )),
+            "{option}: {stderr}"
+        );
+        assert!(
+            !work.path().join("out.jtl").exists(),
+            "{option}: a run started"
+        );
+    }
 }
