@@ -1,11 +1,13 @@
 //! The reference client of bench/jdbc_pgbench.sh: the smallest tokio-postgres loop that
 //! does what the JDBC benchmark plan does, to see what jmxr's JDBC layer costs.
 //!
-//!   jdbc_bench CONNINFO CLIENTS SECONDS ROWS
+//!   jdbc_bench CONNINFO CLIENTS SECONDS ROWS [EVENT_INTERVAL]
 //!       CLIENTS connections (the plan's pool size), each preparing
 //!       `select name from bench_items where id = $1` once and running it with a random
 //!       id in 1..=ROWS in a loop for SECONDS; prints
-//!       "<queries> <seconds> <queries per second>".
+//!       "<queries> <seconds> <queries per second>". The runtime is tokio's default, or
+//!       with EVENT_INTERVAL its workers poll the sockets after that many tasks, as
+//!       jmxr's `jmxr.event_interval` sets.
 //!
 //! Built by the script as a Cargo example (`cargo build --release --example jdbc_bench`).
 
@@ -17,14 +19,26 @@ use rand::{Rng, SeedableRng};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let [_, conninfo, clients, seconds, rows] = args.as_slice() else {
-        eprintln!("usage: jdbc_bench CONNINFO CLIENTS SECONDS ROWS");
-        std::process::exit(2);
+    let (conninfo, clients, seconds, rows, event_interval) = match args.as_slice() {
+        [_, conninfo, clients, seconds, rows] => (conninfo, clients, seconds, rows, None),
+        [_, conninfo, clients, seconds, rows, interval] => {
+            let interval: u32 = interval.parse().expect("event interval");
+            (conninfo, clients, seconds, rows, Some(interval))
+        }
+        _ => {
+            eprintln!("usage: jdbc_bench CONNINFO CLIENTS SECONDS ROWS [EVENT_INTERVAL]");
+            std::process::exit(2);
+        }
     };
     let clients: usize = clients.parse().expect("clients");
     let seconds: u64 = seconds.parse().expect("seconds");
     let rows: i32 = rows.parse().expect("rows");
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    runtime.enable_all();
+    if let Some(interval) = event_interval {
+        runtime.event_interval(interval);
+    }
+    let runtime = runtime.build().expect("runtime");
     runtime.block_on(run(conninfo, clients, seconds, rows));
 }
 
