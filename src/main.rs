@@ -148,11 +148,12 @@ fn worker_threads(
 const EVENT_INTERVAL: &str = "jmxr.event_interval";
 
 /// Tokio's default (61) lets a busy worker run 61 tasks before it looks for sockets that
-/// became ready: an answer that has arrived waits that long to be noticed, which adds to
-/// the elapsed time a sample records, and the other worker is not told of the work
-/// meanwhile. Looking after every task costs one non-blocking poll of the sockets; on
-/// this project's benchmarks it made database round trips 25-35 % faster and left HTTP's
-/// CPU per request unchanged (docs/performance.md).
+/// became ready: unless another worker is asleep on the sockets, an answer that has
+/// arrived can wait that long to be noticed, which adds to the elapsed time a sample
+/// records; and a worker wakes an idle one to share its queue only when it looks. Looking
+/// after every task costs one non-blocking poll of the sockets; on this project's
+/// benchmarks it made database round trips 25-35 % faster and left HTTP's CPU per request
+/// unchanged (docs/performance.md).
 const DEFAULT_EVENT_INTERVAL: u32 = 1;
 
 fn event_interval(properties: &std::collections::HashMap<String, String>) -> Result<u32, String> {
