@@ -6,6 +6,8 @@
 
 use serde_json::{Map, Number, Value};
 
+use crate::foundation::java_format::java_double;
+
 /// The text of one extracted value; `None` for JSON `null`.
 pub fn extracted_text(value: &Value) -> Option<String> {
     match value {
@@ -130,31 +132,6 @@ pub fn java_number(n: &Number) -> String {
         return n.to_string();
     }
     java_double(n.as_f64().unwrap_or(0.0))
-}
-
-pub fn java_double(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    let abs = f.abs();
-    if abs == 0.0 || (1e-3..1e7).contains(&abs) {
-        let text = format!("{f}");
-        return if text.contains('.') {
-            text
-        } else {
-            text + ".0"
-        };
-    }
-    let text = format!("{f:e}");
-    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
-    if mantissa.contains('.') {
-        format!("{mantissa}E{exponent}")
-    } else {
-        format!("{mantissa}.0E{exponent}")
-    }
 }
 
 #[cfg(test)]

@@ -4,15 +4,16 @@
 
 use std::fmt::Write as _;
 
+use crate::foundation::java_format;
 use crate::results::{Aggregator, Graph, Summary, XAxis, TOTAL};
 
 /// Java's `Double.toString` for `value` (shortest round-trip digits).
 pub fn java_double(value: f64) -> String {
-    plain_tenths(value).unwrap_or_else(|| java_number(&format!("{value:e}"), value))
+    plain_tenths(value).unwrap_or_else(|| java_format::java_double(value))
 }
 
 /// The graphs' most common values, whole numbers and tenths (percentile ranks) in plain
-/// notation, written without the digit juggling of [`java_number`] (the same text: the
+/// notation, written without the digit juggling of `Double.toString` (the same text: the
 /// double nearest a number of tenths prints as that number, its shortest form).
 fn plain_tenths(value: f64) -> Option<String> {
     if !(1e-3..1e7).contains(&value.abs()) {
@@ -30,60 +31,7 @@ fn plain_tenths(value: f64) -> Option<String> {
 
 /// Java's `Float.toString` for `value` taken as a float (JMeter's `errorPct`).
 pub fn java_float(value: f64) -> String {
-    let f = value as f32;
-    java_number(&format!("{f:e}"), f as f64)
-}
-
-/// Builds Java's form from Rust's shortest scientific form (`d.ddde±x`).
-fn java_number(scientific: &str, value: f64) -> String {
-    if value.is_nan() {
-        return "NaN".into();
-    }
-    if value.is_infinite() {
-        return if value > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    if value == 0.0 {
-        return if value.is_sign_negative() {
-            "-0.0"
-        } else {
-            "0.0"
-        }
-        .into();
-    }
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((scientific, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let negative = mantissa.starts_with('-');
-    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
-    let sign = if negative { "-" } else { "" };
-    let magnitude = value.abs();
-    if (1e-3..1e7).contains(&magnitude) {
-        let point = exponent + 1;
-        let (int, frac) = if point <= 0 {
-            (
-                "0".to_string(),
-                format!("{}{digits}", "0".repeat((-point) as usize)),
-            )
-        } else if point as usize >= digits.len() {
-            (
-                format!("{digits}{}", "0".repeat(point as usize - digits.len())),
-                String::new(),
-            )
-        } else {
-            (
-                digits[..point as usize].to_string(),
-                digits[point as usize..].to_string(),
-            )
-        };
-        let frac = if frac.is_empty() {
-            "0".to_string()
-        } else {
-            frac
-        };
-        format!("{sign}{int}.{frac}")
-    } else {
-        let frac = if digits.len() > 1 { &digits[1..] } else { "0" };
-        format!("{sign}{}.{frac}E{exponent}", &digits[..1])
-    }
+    java_format::java_float(value as f32)
 }
 
 /// A double as Jackson writes it by default: `NaN` and `Infinity` (a row whose samples all
@@ -240,7 +188,7 @@ mod tests {
         let tenths = (-20_000..20_000).map(|i| i as f64 / 10.0);
         let whole = [1e7 - 1.0, 1e7, 123_456.0, -9_999_999.0, 0.001, 0.0011];
         for value in tenths.chain(whole) {
-            let general = java_number(&format!("{value:e}"), value);
+            let general = java_format::java_double(value);
             assert_eq!(java_double(value), general, "{value}");
         }
     }

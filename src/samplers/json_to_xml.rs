@@ -21,8 +21,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::Value;
 
+use crate::foundation::java_format::java_double;
 use crate::plan::{BuildContext, SampleContext, Sampler, Setting};
-use crate::query::json_text::java_double;
 use crate::sample::{SampleResult, Stopwatch};
 
 use super::new_result;

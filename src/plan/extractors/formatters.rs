@@ -20,8 +20,8 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
+use crate::foundation::java_format::java_double;
 use crate::plan::{BuildContext, PostProcessor};
-use crate::query::json_text::java_double;
 use crate::runlog;
 use crate::sample::SampleResult;
 use crate::user_state::UserState;

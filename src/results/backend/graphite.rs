@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::metric::{Snapshot, Users, Window};
 use super::{Parameters, Percentile};
-use crate::query::json_text::java_double;
+use crate::foundation::java_format::java_double;
 
 /// What the client reads from its parameters when the test starts.
 #[derive(Debug, Clone, PartialEq)]

@@ -32,6 +32,7 @@ use self::metric::{SamplerMetric, Snapshot, UserMetric, WindowSettings};
 use self::transport::{HttpTarget, Target, TcpTarget};
 use super::{SampleEvent, Sink};
 use crate::foundation::fast_hash::FastMap;
+use crate::foundation::java_format::java_float;
 use crate::foundation::properties::Properties;
 use crate::plan::tree::{GRAPHITE_CLIENT, INFLUXDB_CLIENT};
 use crate::runlog;
@@ -118,23 +119,6 @@ impl Percentile {
             }
         }
         list
-    }
-}
-
-/// Java's `Float.toString` for a positive float of at most 100.
-fn java_float(value: f32) -> String {
-    if value >= 1e-3 {
-        let text = value.to_string();
-        if text.contains('.') {
-            text
-        } else {
-            text + ".0"
-        }
-    } else {
-        let text = format!("{value:e}");
-        let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
-        let dot = if mantissa.contains('.') { "" } else { ".0" };
-        format!("{mantissa}{dot}E{exponent}")
     }
 }
 

@@ -14,8 +14,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 use std::sync::Arc;
 
+use crate::foundation::java_format::java_double;
 use crate::plan::tree::{PrometheusCollectorSpec, PrometheusKind, PrometheusMeasure};
-use crate::query::json_text::java_double;
 use crate::sample::SampleResult;
 use crate::user_state::ThreadCounts;
 

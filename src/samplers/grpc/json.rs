@@ -17,8 +17,8 @@
 use base64::Engine;
 use prost_reflect::{DynamicMessage, FieldDescriptor, Kind, MapKey, ReflectMessage, Value};
 
+use crate::foundation::java_format::{java_double, java_float};
 use crate::foundation::proto_files::map_key_text;
-use crate::samplers::jdbc::java::{double_to_string, float_to_string};
 
 /// `JsonFormat.printer().print(message)`.
 pub fn print(message: &DynamicMessage) -> String {
@@ -164,10 +164,10 @@ impl Printer {
             Value::U32(n) => n.to_string(),
             Value::I64(n) => format!("\"{n}\""),
             Value::U64(n) => format!("\"{n}\""),
-            Value::F32(f) if f.is_finite() => float_to_string(*f),
-            Value::F32(f) => format!("\"{}\"", float_to_string(*f)),
-            Value::F64(f) if f.is_finite() => double_to_string(*f),
-            Value::F64(f) => format!("\"{}\"", double_to_string(*f)),
+            Value::F32(f) if f.is_finite() => java_float(*f),
+            Value::F32(f) => format!("\"{}\"", java_float(*f)),
+            Value::F64(f) if f.is_finite() => java_double(*f),
+            Value::F64(f) => format!("\"{}\"", java_double(*f)),
             Value::String(s) => quoted(s),
             Value::Bytes(b) => format!(
                 "\"{}\"",
@@ -215,7 +215,7 @@ impl Printer {
             serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
                 (Some(i), _, _) if !n.is_f64() => self.out.push_str(&i.to_string()),
                 (_, Some(u), _) if !n.is_f64() => self.out.push_str(&u.to_string()),
-                (_, _, Some(f)) => self.out.push_str(&double_to_string(f)),
+                (_, _, Some(f)) => self.out.push_str(&java_double(f)),
                 _ => self.out.push_str(&n.to_string()),
             },
             serde_json::Value::Bool(b) => self.out.push_str(&b.to_string()),

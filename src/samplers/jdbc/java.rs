@@ -7,6 +7,8 @@
 
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime, Timelike};
 
+use crate::foundation::java_format::{java_double, java_float};
+
 /// One value of a result set, as the Java driver's `getObject` returns it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell {
@@ -34,8 +36,8 @@ impl Cell {
             Cell::Null => return None,
             Cell::Bool(b) => b.to_string(),
             Cell::Int(i) => i.to_string(),
-            Cell::Double(d) => double_to_string(*d),
-            Cell::Float(f) => float_to_string(*f),
+            Cell::Double(d) => java_double(*d),
+            Cell::Float(f) => java_float(*f),
             Cell::Bytes(bytes) => String::from_utf8_lossy(bytes).into_owned(),
             Cell::Text(text) => text.clone(),
         })
@@ -51,78 +53,6 @@ impl Cell {
             other => out.push_str(&other.java_string().unwrap_or_default()),
         }
     }
-}
-
-/// `Double.toString`: plain between 10⁻³ and 10⁷, else `d.dddE±n`, always with a digit
-/// after the point; the digits are the shortest that read back as the same double.
-pub fn double_to_string(value: f64) -> String {
-    if value.is_nan() {
-        return "NaN".into();
-    }
-    if value.is_infinite() {
-        return if value > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    java_decimal(&format!("{value:e}"), value.abs(), value.is_sign_negative())
-}
-
-/// `Float.toString`, with a float's shortest digits.
-pub fn float_to_string(value: f32) -> String {
-    if value.is_nan() {
-        return "NaN".into();
-    }
-    if value.is_infinite() {
-        return if value > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    java_decimal(
-        &format!("{value:e}"),
-        f64::from(value.abs()),
-        value.is_sign_negative(),
-    )
-}
-
-/// Lays out Rust's shortest `d.ddde±n` form as Java does.
-fn java_decimal(scientific: &str, magnitude: f64, negative: bool) -> String {
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((scientific, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let digits: String = mantissa
-        .chars()
-        .filter(char::is_ascii_digit)
-        .collect::<String>();
-    let digits = digits.trim_end_matches('0');
-    let digits = if digits.is_empty() { "0" } else { digits };
-    let mut out = String::new();
-    if negative {
-        out.push('-');
-    }
-    if magnitude == 0.0 {
-        out.push_str("0.0");
-        return out;
-    }
-    if (1e-3..1e7).contains(&magnitude) {
-        if exponent >= 0 {
-            let int_len = exponent as usize + 1;
-            if digits.len() <= int_len {
-                out.push_str(digits);
-                out.extend(std::iter::repeat_n('0', int_len - digits.len()));
-                out.push_str(".0");
-            } else {
-                out.push_str(&digits[..int_len]);
-                out.push('.');
-                out.push_str(&digits[int_len..]);
-            }
-        } else {
-            out.push_str("0.");
-            out.extend(std::iter::repeat_n('0', (-exponent - 1) as usize));
-            out.push_str(digits);
-        }
-    } else {
-        out.push_str(&digits[..1]);
-        out.push('.');
-        out.push_str(if digits.len() > 1 { &digits[1..] } else { "0" });
-        out.push('E');
-        out.push_str(&exponent.to_string());
-    }
-    out
 }
 
 /// `BigDecimal.toString` of the decimal written `text` (`-12.50`, `0.0000001`), as
@@ -255,10 +185,10 @@ mod tests {
             (f64::NEG_INFINITY, "-Infinity"),
         ];
         for (value, java) in cases {
-            assert_eq!(double_to_string(value), java, "{value}");
+            assert_eq!(java_double(value), java, "{value}");
         }
-        assert_eq!(float_to_string(1.25_f32), "1.25");
-        assert_eq!(float_to_string(1e10_f32), "1.0E10");
+        assert_eq!(java_float(1.25_f32), "1.25");
+        assert_eq!(java_float(1e10_f32), "1.0E10");
     }
 
     #[test]

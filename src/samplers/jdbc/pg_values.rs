@@ -16,6 +16,7 @@ use tokio_postgres::types::{FromSql, IsNull, Kind, ToSql, Type};
 
 use super::java::{self, Cell};
 use super::params::{self, types, Value};
+use crate::foundation::java_format;
 
 type BoxError = Box<dyn Error + Sync + Send>;
 
@@ -121,8 +122,8 @@ fn decode(ty: &Type, raw: &[u8]) -> Result<Cell, BoxError> {
             let p = wire::point_from_sql(raw)?;
             Cell::Text(format!(
                 "({},{})",
-                java::double_to_string(p.x()),
-                java::double_to_string(p.y())
+                java_format::java_double(p.x()),
+                java_format::java_double(p.y())
             ))
         }
         Type::BIT | Type::VARBIT => {
@@ -459,8 +460,8 @@ impl ToSql for Param<'_> {
                 out.put_slice(if *b { b"true" } else { b"false" });
                 return Ok(IsNull::No);
             }
-            Value::Double(d) => java::double_to_string(*d),
-            Value::Float(f) => java::float_to_string(*f),
+            Value::Double(d) => java_format::java_double(*d),
+            Value::Float(f) => java_format::java_float(*f),
             Value::Date(d) => java::sql_date(*d),
             Value::Time(t) => java::sql_time(*t),
             // pgjdbc sends a Timestamp with the JVM zone's offset for that moment.

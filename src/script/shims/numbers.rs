@@ -4,33 +4,11 @@
 
 use rhai::{Dynamic, Engine, FnPtr, NativeCallContext, FLOAT, INT};
 
+pub(crate) use crate::foundation::java_format::java_double;
+
 use super::conversions::{as_double, as_int, parse_double, parse_int};
 use super::func;
 use super::{error, java_string, Class, ShimResult};
-
-/// Java's `Double.toString`: always a decimal point, exponent outside 1e-3..1e7.
-pub(crate) fn java_double(value: FLOAT) -> String {
-    if value.is_nan() {
-        return "NaN".into();
-    }
-    if value.is_infinite() {
-        return if value > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    let magnitude = value.abs();
-    if magnitude != 0.0 && !(1e-3..1e7).contains(&magnitude) {
-        let text = format!("{value:E}");
-        return match text.split_once('E') {
-            Some((mantissa, exp)) if !mantissa.contains('.') => format!("{mantissa}.0E{exp}"),
-            _ => text,
-        };
-    }
-    let text = format!("{value}");
-    if text.contains('.') {
-        text
-    } else {
-        format!("{text}.0")
-    }
-}
 
 fn radix_int(text: &str, radix: INT) -> ShimResult<INT> {
     INT::from_str_radix(text.trim(), radix as u32).or_else(|_| {
