@@ -484,3 +484,55 @@ fn real_world_jdbc_plans_pass_check_but_for_other_elements() {
         "{text}"
     );
 }
+
+/// The runtime's workers look for ready sockets after every task only in plans that hold
+/// JDBC elements, including elements from included files; other plans, and plans that
+/// cannot be read, keep tokio's scheduling.
+#[test]
+fn only_plans_with_jdbc_elements_get_the_database_scheduling() {
+    use jmxr::commands::run::plan_uses_jdbc;
+    let fixtures = support::fixtures();
+    assert!(plan_uses_jdbc(&fixtures.join("bench/jdbc_select.jmx")));
+    assert!(!plan_uses_jdbc(&fixtures.join("samplers/debug.jmx")));
+    let work = tempfile::tempdir().expect("scratch folder");
+    assert!(!plan_uses_jdbc(&work.path().join("missing.jmx")));
+
+    let debug = std::fs::read_to_string(fixtures.join("samplers/debug.jmx")).expect("plan");
+    // JMeter includes a file's first Test Fragment.
+    let fragment = r#"<?xml version="1.0" encoding="UTF-8"?>
+<jmeterTestPlan version="1.2" properties="5.0" jmeter="5.6.3">
+  <hashTree>
+    <TestPlan guiclass="TestPlanGui" testclass="TestPlan" testname="Fragments" enabled="true"/>
+    <hashTree>
+      <TestFragmentController guiclass="TestFragmentControllerGui" testclass="TestFragmentController" testname="Database" enabled="true"/>
+      <hashTree>
+        <JDBCSampler guiclass="TestBeanGUI" testclass="JDBCSampler" testname="select" enabled="true">
+          <stringProp name="dataSource">db</stringProp>
+          <stringProp name="query">select 1</stringProp>
+          <stringProp name="queryType">Select Statement</stringProp>
+        </JDBCSampler>
+        <hashTree/>
+      </hashTree>
+    </hashTree>
+  </hashTree>
+</jmeterTestPlan>
+"#;
+    std::fs::write(work.path().join("database.jmx"), fragment).expect("included plan");
+    let include = r#"<IncludeController guiclass="IncludeControllerGui" testclass="IncludeController" testname="Include" enabled="true">
+          <stringProp name="IncludeController.includepath">database.jmx</stringProp>
+        </IncludeController>
+        <hashTree/>
+        <DebugSampler "#;
+    assert!(debug.contains("<DebugSampler "), "the Debug plan changed");
+    let including = debug.replacen("<DebugSampler ", include, 1);
+    std::fs::write(work.path().join("including.jmx"), &including).expect("plan");
+    assert!(plan_uses_jdbc(&work.path().join("including.jmx")));
+    // A disabled Include Controller includes nothing.
+    let disabled = including.replacen(
+        r#"testname="Include" enabled="true""#,
+        r#"testname="Include" enabled="false""#,
+        1,
+    );
+    std::fs::write(work.path().join("disabled.jmx"), disabled).expect("plan");
+    assert!(!plan_uses_jdbc(&work.path().join("disabled.jmx")));
+}

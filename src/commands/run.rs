@@ -84,6 +84,27 @@ fn load_plan(
     ))
 }
 
+/// Whether the plan as it will run (included files read, disabled elements dropped,
+/// Module Controllers' targets copied in) holds a JDBC Request, JDBC PreProcessor, JDBC
+/// PostProcessor or JDBC Connection Configuration. The runtime is built before the plan
+/// is loaded, and its scheduling suits database plans differently (`main.rs`), so this
+/// reads the plan's elements on their own; an unreadable plan, which the run itself
+/// reports, counts as none.
+pub fn plan_uses_jdbc(path: &Path) -> bool {
+    fn any_jdbc(elements: &[jmx::Element]) -> bool {
+        elements.iter().any(|element| {
+            crate::samplers::jdbc::is_sampler(&element.class)
+                || crate::samplers::jdbc::processor_kind(&element.class).is_some()
+                || crate::samplers::jdbc::is_data_source(&element.class)
+                || any_jdbc(&element.children)
+        })
+    }
+    let Ok(mut tree) = jmx::load_file(path) else {
+        return false;
+    };
+    jmx::rewrite::apply(&mut tree).is_ok() && any_jdbc(&tree.roots)
+}
+
 /// A run: the plan is refused if it holds errors (unless `--skip-unsupported`), result
 /// files are prepared, users run, and every sink is finished on every way out.
 pub async fn run(config: RunConfig) -> Outcome {
