@@ -158,7 +158,7 @@ const TOKIO_EVENT_INTERVAL: u32 = 61;
 /// the waiting ones to the idle worker at once. On the 20-user PostgreSQL benchmark that
 /// is 25-35 % more queries per second at the same CPU per query. The look costs one
 /// non-blocking poll of the sockets per task, which other plans do not earn back: 4-5 %
-/// fewer WebSocket echoes per second, 14 % more CPU for 100,000 users waking once a
+/// fewer WebSocket echoes per second, 15-26 % more CPU for 100,000 users waking once a
 /// second, HTTP unchanged (docs/performance.md).
 const DATABASE_EVENT_INTERVAL: u32 = 1;
 
