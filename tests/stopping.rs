@@ -299,3 +299,48 @@ fn the_grace_period_is_a_property_and_a_second_signal_cuts_it_short() {
     let jtl = Jtl::read(&work.path().join("out.jtl"));
     assert_eq!(jtl.values("success"), ["false"]);
 }
+
+#[test]
+fn ctrl_c_while_the_run_waits_for_its_start_time_stops_it_at_once_and_leaves_a_valid_jtl() {
+    // With `--start-at` a minute ahead the run loads its plan, opens its files and waits.
+    // Ctrl-C then must stop it gracefully and at once: neither end the process as the
+    // signal's default action does (the run used to listen only once its users started)
+    // nor let it wait out the minute.
+    use std::io::BufRead;
+    let start_at = std::time::SystemTime::now() + Duration::from_secs(60);
+    let start_at = start_at
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_millis()
+        .to_string();
+    let (mut child, work) = start("stopping/forever.jmx", &["--start-at", &start_at]);
+    let pid = child.id().to_string();
+    // However the run behaves, it is killed after 40 s so that the test cannot hang.
+    let watchdog = {
+        let pid = pid.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(40));
+            let _ = Command::new("kill").args(["-KILL", &pid]).status();
+        })
+    };
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut seen = String::new();
+    while !seen.contains("Created the tree successfully") {
+        let mut line = String::new();
+        let read = stdout.read_line(&mut line).expect("stdout readable");
+        assert!(read > 0, "the run ended before it waited: {seen}");
+        seen.push_str(&line);
+    }
+    let signalled = std::time::Instant::now();
+    let kill = Command::new("kill").args(["-INT", &pid]).status();
+    assert!(kill.expect("kill runs").success());
+    let output = child.wait_with_output().expect("jmxr ends");
+    let took = signalled.elapsed();
+    drop(watchdog);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // Exit code 3, an interrupted run; a process ended by the signal has none.
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(took < Duration::from_secs(15), "took {took:?}: {stderr}");
+    let jtl = Jtl::read(&work.path().join("out.jtl"));
+    assert_eq!(jtl.values("timeStamp").len(), 0, "no sample ran");
+}

@@ -183,6 +183,10 @@ pub async fn run(config: RunConfig) -> Outcome {
     let mut shared = RunShared::new(properties, test, config.seed);
     shared.schedule_origin = start.map(|start| start.instant);
     let shared = Arc::new(shared);
+    // Ctrl-C and SIGTERM are listened to from here on, before any file is opened: until
+    // a listener exists, a signal ends the process as its default action does. From here
+    // a signal stops the run gracefully, also while it waits for its start time.
+    let signals = tokio::spawn(watch_signals(shared.clone(), StopSignals::listen()));
     super::script_sandbox::install(&shared.test.plan_dir, &shared.props);
     if let Err(message) = crate::samplers::http::keystore::install(&shared, &config.system, &plan) {
         eprintln!("An error occurred: {message}");
@@ -215,7 +219,10 @@ pub async fn run(config: RunConfig) -> Outcome {
     );
     // Everything is ready: what remains before the first sample takes microseconds.
     if let Some(session) = &session {
-        session.wait_for_start().await;
+        tokio::select! {
+            _ = session.wait_for_start() => {}
+            _ = shared.stop_notice.cancelled() => {}
+        }
     }
     let start = chrono::Local::now();
     runlog::info(&format!(
@@ -250,7 +257,6 @@ pub async fn run(config: RunConfig) -> Outcome {
         run.request_stop_now();
     });
     let drain = spawn_drain(receiver, sinks, stop_run);
-    let signals = tokio::spawn(watch_signals(shared.clone()));
     let problems = engine::run(plan, shared.clone(), bus).await;
     crate::samplers::mqtt::connection_sampler::hold_after_test(&shared).await;
     signals.abort();
@@ -461,10 +467,11 @@ const LISTING_TIME: Duration = Duration::from_millis(100);
 /// for at most the grace period; the stop says which samples it waits for. After the
 /// grace period, or at a second signal, samples still in progress end at once and are
 /// recorded as interrupted.
-async fn watch_signals(run: Arc<RunShared>) {
-    if wait_for_signal().await.is_err() {
+async fn watch_signals(run: Arc<RunShared>, signals: std::io::Result<StopSignals>) {
+    let Ok(mut signals) = signals else {
         return;
-    }
+    };
+    signals.next().await;
     run.mark_interrupted();
     run.request_stop_from_outside();
     let grace_ms = run
@@ -476,7 +483,7 @@ async fn watch_signals(run: Arc<RunShared>) {
     let listing = tokio::time::sleep(LISTING_TIME.min(grace));
     let signalled = tokio::select! {
         _ = listing => false,
-        second = wait_for_signal() => second.is_ok(),
+        _ = signals.next() => true,
     };
     if !signalled {
         let in_flight = run.in_flight.now();
@@ -495,7 +502,7 @@ async fn watch_signals(run: Arc<RunShared>) {
         let rest = grace.saturating_sub(since.elapsed());
         let signalled = tokio::select! {
             _ = tokio::time::sleep(rest) => false,
-            second = wait_for_signal() => second.is_ok(),
+            _ = signals.next() => true,
         };
         if !signalled {
             let left = describe(&run.in_flight.now(), std::time::Instant::now());
@@ -515,20 +522,47 @@ async fn watch_signals(run: Arc<RunShared>) {
     run.request_stop_now();
 }
 
-#[cfg(unix)]
-async fn wait_for_signal() -> std::io::Result<()> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut term = signal(SignalKind::terminate())?;
-    let mut int = signal(SignalKind::interrupt())?;
-    tokio::select! {
-        _ = term.recv() => Ok(()),
-        _ = int.recv() => Ok(()),
-    }
+/// Ctrl-C and SIGTERM, listened to for the whole run: from before the first user starts
+/// (until then a signal ends the process as its default action does) to the end, so no
+/// signal falls between two waits.
+struct StopSignals {
+    #[cfg(unix)]
+    term: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    int: tokio::signal::unix::Signal,
 }
 
-#[cfg(not(unix))]
-async fn wait_for_signal() -> std::io::Result<()> {
-    tokio::signal::ctrl_c().await
+impl StopSignals {
+    #[cfg(unix)]
+    fn listen() -> std::io::Result<StopSignals> {
+        use tokio::signal::unix::{signal, SignalKind};
+        Ok(StopSignals {
+            term: signal(SignalKind::terminate())?,
+            int: signal(SignalKind::interrupt())?,
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn listen() -> std::io::Result<StopSignals> {
+        Ok(StopSignals {})
+    }
+
+    /// Waits for the next signal.
+    #[cfg(unix)]
+    async fn next(&mut self) {
+        tokio::select! {
+            _ = self.term.recv() => {}
+            _ = self.int.recv() => {}
+        }
+    }
+
+    /// Waits for the next Ctrl-C; never, if it cannot be listened to.
+    #[cfg(not(unix))]
+    async fn next(&mut self) {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
 }
 
 /// `-g`: a dashboard from existing `.jtl` files, merged. Errors leave no report folder.
