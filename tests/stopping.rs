@@ -315,11 +315,18 @@ fn ctrl_c_while_the_run_waits_for_its_start_time_stops_it_at_once_and_leaves_a_v
         .to_string();
     let (mut child, work) = start("stopping/forever.jmx", &["--start-at", &start_at]);
     let pid = child.id().to_string();
-    // However the run behaves, it is killed after 40 s so that the test cannot hang.
+    // However the run behaves, it is killed after 40 s so that the test cannot hang; the
+    // watchdog stands down once the run is reaped, before its process id can be reused.
+    let reaped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let watchdog = {
-        let pid = pid.clone();
+        let (pid, reaped) = (pid.clone(), reaped.clone());
         std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_secs(40));
+            for _ in 0..400 {
+                if reaped.load(std::sync::atomic::Ordering::SeqCst) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
             let _ = Command::new("kill").args(["-KILL", &pid]).status();
         })
     };
@@ -336,7 +343,8 @@ fn ctrl_c_while_the_run_waits_for_its_start_time_stops_it_at_once_and_leaves_a_v
     assert!(kill.expect("kill runs").success());
     let output = child.wait_with_output().expect("jmxr ends");
     let took = signalled.elapsed();
-    drop(watchdog);
+    reaped.store(true, std::sync::atomic::Ordering::SeqCst);
+    watchdog.join().expect("the watchdog ends");
     let stderr = String::from_utf8_lossy(&output.stderr);
     // Exit code 3, an interrupted run; a process ended by the signal has none.
     assert_eq!(output.status.code(), Some(3), "{stderr}");
