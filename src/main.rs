@@ -133,12 +133,20 @@ const WORKER_THREADS: &str = "jmxr.worker_threads";
 fn worker_threads(
     properties: &std::collections::HashMap<String, String>,
 ) -> Result<Option<usize>, String> {
-    match properties.get(WORKER_THREADS) {
+    whole_number_above_zero(properties, WORKER_THREADS)
+}
+
+/// A runtime property's value, when set: a whole number above 0, or an error naming it.
+fn whole_number_above_zero<N: std::str::FromStr + PartialOrd + Default>(
+    properties: &std::collections::HashMap<String, String>,
+    name: &str,
+) -> Result<Option<N>, String> {
+    match properties.get(name) {
         None => Ok(None),
-        Some(value) => match value.trim().parse::<usize>() {
-            Ok(n) if n > 0 => Ok(Some(n)),
+        Some(value) => match value.trim().parse::<N>() {
+            Ok(n) if n > N::default() => Ok(Some(n)),
             _ => Err(format!(
-                "property {WORKER_THREADS} must be a whole number above 0, not \"{value}\""
+                "property {name} must be a whole number above 0, not \"{value}\""
             )),
         },
     }
@@ -167,16 +175,11 @@ fn event_interval(
     properties: &std::collections::HashMap<String, String>,
     plan_uses_jdbc: impl FnOnce() -> bool,
 ) -> Result<u32, String> {
-    match properties.get(EVENT_INTERVAL) {
-        None if plan_uses_jdbc() => Ok(DATABASE_EVENT_INTERVAL),
-        None => Ok(TOKIO_EVENT_INTERVAL),
-        Some(value) => match value.trim().parse::<u32>() {
-            Ok(n) if n > 0 => Ok(n),
-            _ => Err(format!(
-                "property {EVENT_INTERVAL} must be a whole number above 0, not \"{value}\""
-            )),
-        },
-    }
+    Ok(match whole_number_above_zero(properties, EVENT_INTERVAL)? {
+        Some(interval) => interval,
+        None if plan_uses_jdbc() => DATABASE_EVENT_INTERVAL,
+        None => TOKIO_EVENT_INTERVAL,
+    })
 }
 
 fn build_runtime() -> std::io::Result<tokio::runtime::Runtime> {
