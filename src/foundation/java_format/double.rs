@@ -9,7 +9,7 @@
 
 /// `Double.toString`.
 pub fn java_double(value: f64) -> String {
-    if let Some(special) = special(value.is_nan(), value.is_infinite(), value > 0.0) {
+    if let Some(special) = special(value) {
         return special.into();
     }
     java_layout(&format!("{value:e}"), value.abs(), value.is_sign_negative())
@@ -17,7 +17,7 @@ pub fn java_double(value: f64) -> String {
 
 /// `Float.toString`, with a float's shortest digits.
 pub fn java_float(value: f32) -> String {
-    if let Some(special) = special(value.is_nan(), value.is_infinite(), value > 0.0) {
+    if let Some(special) = special(f64::from(value)) {
         return special.into();
     }
     java_layout(
@@ -27,12 +27,14 @@ pub fn java_float(value: f32) -> String {
     )
 }
 
-fn special(nan: bool, infinite: bool, positive: bool) -> Option<&'static str> {
-    match (nan, infinite, positive) {
-        (true, _, _) => Some("NaN"),
-        (false, true, true) => Some("Infinity"),
-        (false, true, false) => Some("-Infinity"),
-        _ => None,
+/// Java's text for the values that have no digits.
+fn special(value: f64) -> Option<&'static str> {
+    if value.is_nan() {
+        Some("NaN")
+    } else if value.is_infinite() {
+        Some(if value > 0.0 { "Infinity" } else { "-Infinity" })
+    } else {
+        None
     }
 }
 

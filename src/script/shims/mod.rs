@@ -172,7 +172,7 @@ pub(crate) fn java_string(value: &Dynamic) -> String {
         return format!("[{}]", parts.join(", "));
     }
     if let Ok(f) = value.as_float() {
-        return numbers::java_double(f);
+        return crate::foundation::java_format::java_double(f);
     }
     value.to_string()
 }

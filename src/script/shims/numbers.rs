@@ -4,7 +4,7 @@
 
 use rhai::{Dynamic, Engine, FnPtr, NativeCallContext, FLOAT, INT};
 
-pub(crate) use crate::foundation::java_format::java_double;
+use crate::foundation::java_format::java_double;
 
 use super::conversions::{as_double, as_int, parse_double, parse_int};
 use super::func;
